@@ -316,15 +316,18 @@ typedef struct Replay {
  * or more, coefficients c), *chosen its group's factor (0: the flat sum)
  * and *alone whether that group is the whole form (nothing else added) */
 static size_t replay(Replay *r, const int64_t *c, unsigned mask, int64_t *chosen, bool *alone) {
-  size_t best = flat_length(r->f, c, mask);
   *chosen = 0;
   *alone = false;
+  int terms[FLAT_MAX_TERMS], n = 0; /* those in mask */
+  for (int k = 0; k < r->f->n; k++)
+    if (mask & (1u << k)) terms[n++] = k;
+  if (n == 1) return term_length(r->f, terms[0], c[terms[0]]);
+  size_t best = flat_length(r->f, c, mask);
   int64_t tried[FLAT_MAX_TERMS * FLAT_MAX_TERMS];
   int ntried = 0;
-  for (int i = 0; i < r->f->n; i++) {
-    for (int j = i + 1; j < r->f->n; j++) {
-      if (!(mask & (1u << i)) || !(mask & (1u << j))) continue;
-      int64_t g = poly_gcd(c[i], c[j]);
+  for (int a = 0; a < n; a++) {
+    for (int b = a + 1; b < n; b++) {
+      int64_t g = poly_gcd(c[terms[a]], c[terms[b]]);
       bool seen = g <= 1;
       for (int k = 0; k < ntried && !seen; k++) seen = tried[k] == g;
       if (seen) continue;
@@ -332,10 +335,8 @@ static size_t replay(Replay *r, const int64_t *c, unsigned mask, int64_t *chosen
       if (++r->trials > r->budget) return best; /* the search ran out here */
       int64_t divided[FLAT_MAX_TERMS];
       unsigned in = 0;
-      for (int k = 0; k < r->f->n; k++) {
-        divided[k] = c[k];
-        if ((mask & (1u << k)) && c[k] % g == 0) divided[k] = c[k] / g, in |= 1u << k;
-      }
+      for (int k = 0; k < n; k++)
+        if (c[terms[k]] % g == 0) divided[terms[k]] = c[terms[k]] / g, in |= 1u << terms[k];
       int64_t inner_chosen, rest_chosen;
       bool inner_alone, rest_alone;
       size_t inner = replay(r, divided, in, &inner_chosen, &inner_alone);

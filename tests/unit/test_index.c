@@ -1466,11 +1466,22 @@ static void test_search_replay(Tester *t) {
   const Ix *i = ix_var(&ix, intern_cstr(t->names, "i"));
   int wrong = 0, sums = 0, grouped = 0;
   Rng rng = {0x9e3779b97f4a7c15u};
-  enum { RANDOM = 6000 };
-  for (int n = 0; n < RANDOM + 5 * 8 * 5 * 3; n++) {
+  enum { RANDOM = 6000, SMOOTH = 3000 };
+  for (int n = 0; n < RANDOM + SMOOTH + 5 * 8 * 5 * 3; n++) {
     const Ix *e = NULL;
-    if (n >= RANDOM) { /* the bench's offsets: work-group 32..512, chunk 16..2048, vector 1..16, lane 0..2 */
-      int m = n - RANDOM;
+    if (n >= RANDOM && n < RANDOM + SMOOTH) {
+      /* six terms, coefficients of 2, 3, 5 and 7 squared at most
+       * ([140, 6300, 22050, 441, 2450, 294]): so many common factors that
+       * the search runs out of its budget on some, where it keeps what it had */
+      for (int k = 0; k < 6; k++) {
+        int64_t c = 1;
+        for (int q = 0; q < 4; q++)
+          for (int m = rng_below(&rng, 4); m > 0; m--) c *= (int64_t[]){2, 3, 5, 7}[q];
+        const Ix *term = ix_mul(&ix, ix_var(&ix, intern_cstr(t->names, names[k])), ix_const(&ix, c));
+        e = e ? ix_add(&ix, e, term) : term;
+      }
+    } else if (n >= RANDOM) { /* the bench's offsets: work-group 32..512, chunk 16..2048, vector 1..16, lane 0..2 */
+      int m = n - RANDOM - SMOOTH;
       int64_t group = 32 << (m % 5), chunk = 16 << (m / 5 % 8), width = 1 << (m / 40 % 5);
       const Ix *row = ix_add(&ix, ix_mul(&ix, wg, ix_const(&ix, group)), lid);
       e = ix_add(&ix, ix_mul(&ix, row, ix_const(&ix, chunk)), ix_mul(&ix, i, ix_const(&ix, width)));
