@@ -1198,12 +1198,13 @@ static const Ix *best_sum(Simplifier *s, Poly p, int *budget) {
 }
 
 static const Ix *build(Simplifier *s, Poly p) {
-  int64_t v, g;
+  int64_t v, g = 0;
   if (poly_const_value(p, &v)) return ix_const(s->x, v);
   int budget = BUILD_BUDGET;
   /* a sum whose atoms are each in one term: the search's choice replayed
    * on integers (index_flat.c), its trials spared; the factoring made as
-   * the search makes it (in its first trial, so budget - 1 left) */
+   * the search makes it (its inner searches, which did not run out there,
+   * find the same with more of the budget) */
   bool win_ties = false, chosen = !s->search_only && ix_flat_search_choice(p, BUILD_BUDGET, &g);
   if (chosen && g == 0) return assemble(s, signed_parts(s, p));
   Term f = {g, 1, 0, NULL};
