@@ -170,6 +170,7 @@ typedef struct Simplifier {
   PolyCtx pc;
   int prover_budget;
   bool budget_ran_out; /* a factoring search stopped at BUILD_BUDGET */
+  bool search_only;    /* build's shortcuts off (ix_build_form) */
   int factor_depth;    /* divide_by_one_factor calls in progress */
   int poly_depth;      /* to_poly calls in progress */
   Quotient *quotients;
@@ -186,7 +187,7 @@ static void simplifier_init(Simplifier *s, IxCtx *x) {
   poly_ctx_init(&s->pc, x->arena, compare_atoms_of, same_atom, s, INT64_MAX, MAX_POLY_TERMS);
   s->pc.max_products = 4 * MAX_POLY_TERMS;
   s->prover_budget = PROVER_BUDGET;
-  s->budget_ran_out = false;
+  s->budget_ran_out = s->search_only = false;
   s->factor_depth = 0;
   s->poly_depth = 0;
   s->quotients = NULL;
@@ -1016,15 +1017,10 @@ static Parts best_parts(Simplifier *s, Poly p, int *budget);
 static Poly in_order(Term *terms, int n) { return (Poly){n, n > 0 ? terms : NULL}; }
 static const Ix *best_sum(Simplifier *s, Poly p, int *budget);
 
-/* Keep p = (the terms f divides)/f * f + the rest, if it prints shorter
- * (or as short, with win_ties). */
-static void try_factor(Simplifier *s, Poly p, const Term *f, const Ix *f_ix, bool win_ties,
-                       int *budget, Parts *best, size_t *best_length) {
-  if (*budget <= 0) {
-    s->budget_ran_out = true;
-    return;
-  }
-  (*budget)--;
+/* p = (the terms f divides)/f * f + the rest as *candidate; false where
+ * f divides fewer than two terms.  *win_ties is cleared for a power. */
+static bool factoring(Simplifier *s, Poly p, const Term *f, const Ix *f_ix, bool *win_ties, int *budget,
+                      Parts *candidate) {
   Term *divided = NEWARRAY(s->arena, Term, p.nterms);
   Term *rest = NEWARRAY(s->arena, Term, p.nterms);
   int ndivided = 0, nrest = 0;
@@ -1036,20 +1032,20 @@ static void try_factor(Simplifier *s, Poly p, const Term *f, const Ix *f_ix, boo
       rest[nrest++] = *t;
       continue;
     }
-    if (divided[ndivided].num == INT64_MIN) return;
+    if (divided[ndivided].num == INT64_MIN) return false;
     all_negative &= divided[ndivided].num < 0;
     ndivided++;
     if (!first || compare_for_print(s, t, first) < 0) first = t;
   }
-  if (ndivided < 2) return;
+  if (ndivided < 2) return false;
   /* the terms of a canonical p, in its order: canonical already, except
    * those divided by an atom, whose monomials change */
   Poly inner = f->nfactors == 0 ? in_order(divided, ndivided) : poly_normalise(&s->pc, divided, ndivided);
   if (all_negative) inner = poly_scale(&s->pc, inner, -1);
   /* a stride, not a power: (i + 2)*i does not beat i*i + i*2 on a tie */
-  for (int i = 0; i < inner.nterms && win_ties; i++) {
+  for (int i = 0; i < inner.nterms && *win_ties; i++) {
     for (int j = 0; j < f->nfactors; j++) {
-      win_ties &= multiplicity(s, &inner.terms[i], atom_of(&f->factors[j])) == 0;
+      *win_ties &= multiplicity(s, &inner.terms[i], atom_of(&f->factors[j])) == 0;
     }
   }
   /* a quotient goes first, where it needs no parentheses: n%16*(i + j) */
@@ -1057,9 +1053,23 @@ static void try_factor(Simplifier *s, Poly p, const Term *f, const Ix *f_ix, boo
   bool quotient = f_ix->kind == IX_DIV || f_ix->kind == IX_MOD;
   const Ix *group = quotient ? ix_node(s->x, IX_MUL, f_ix, sum) : ix_node(s->x, IX_MUL, sum, f_ix);
   Parts others = best_parts(s, in_order(rest, nrest), budget);
-  Parts candidate = {others.n + 1, NEWARRAY(s->arena, Part, others.n + 1)};
-  for (int i = 0; i < others.n; i++) candidate.items[i] = others.items[i];
-  candidate.items[others.n] = ix_group_part(group, all_negative, first);
+  *candidate = (Parts){others.n + 1, NEWARRAY(s->arena, Part, others.n + 1)};
+  for (int i = 0; i < others.n; i++) candidate->items[i] = others.items[i];
+  candidate->items[others.n] = ix_group_part(group, all_negative, first);
+  return true;
+}
+
+/* Keep p = (the terms f divides)/f * f + the rest, if it prints shorter
+ * (or as short, with win_ties). */
+static void try_factor(Simplifier *s, Poly p, const Term *f, const Ix *f_ix, bool win_ties,
+                       int *budget, Parts *best, size_t *best_length) {
+  if (*budget <= 0) {
+    s->budget_ran_out = true;
+    return;
+  }
+  (*budget)--;
+  Parts candidate;
+  if (!factoring(s, p, f, f_ix, &win_ties, budget, &candidate)) return;
   size_t length = parts_length(s, candidate);
   /* a stride wins up to STRIDE_SLACK characters longer: (gid*4 + 1)*K + i
    * reads as row gid*4 + 1 of a matrix, next to (gid*4 + 2)*K + i, where
@@ -1090,15 +1100,6 @@ static bool shares_atom(Poly p) {
         for (int b = 0; b < p.terms[k].nfactors; b++)
           if (ix_equal(atom_of(&p.terms[i].factors[a]), atom_of(&p.terms[k].factors[b]))) return true;
   return false;
-}
-
-/* no two of p's coefficients with a common factor the search would try */
-static bool coprime_coefficients(Poly p) {
-  for (int i = 0; i < p.nterms; i++)
-    for (int j = i + 1; j < p.nterms; j++)
-      if (p.terms[i].num != INT64_MIN && p.terms[j].num != INT64_MIN && poly_gcd(p.terms[i].num, p.terms[j].num) > 1)
-        return false;
-  return true;
 }
 
 static Parts search_parts(Simplifier *s, Poly p, int *budget) {
@@ -1154,7 +1155,7 @@ typedef struct BestParts {
   const Ix *sum; /* assemble(parts), made when first asked for */
 } BestParts;
 
-static bool nothing_to_search(Poly p) { return p.nterms < 2 || (coprime_coefficients(p) && !shares_atom(p)); }
+static bool nothing_to_search(Poly p) { return p.nterms < 2 || (ix_coprime_coefficients(p) && !shares_atom(p)); }
 
 static BestParts *best_parts_of(Simplifier *s, Poly p, int *budget) {
   /* nothing to search: search_parts would try no factoring (so take none
@@ -1197,14 +1198,27 @@ static const Ix *best_sum(Simplifier *s, Poly p, int *budget) {
 }
 
 static const Ix *build(Simplifier *s, Poly p) {
-  int64_t v;
+  int64_t v, g = 0;
   if (poly_const_value(p, &v)) return ix_const(s->x, v);
-  /* a sum whose atoms are each in one term, and that no constant
-   * factoring prints strictly shorter, stays flat: told on integers
-   * (index_flat.c), the search spared */
-  if (ix_flat_is_shortest(p)) return assemble(s, signed_parts(s, p));
   int budget = BUILD_BUDGET;
-  return best_sum(s, p, &budget);
+  /* a sum whose atoms are each in one term: the search's choice replayed
+   * on integers (index_flat.c), its trials spared; the factoring made as
+   * the search makes it (its inner searches, which did not run out there,
+   * find the same with more of the budget) */
+  bool win_ties = false, chosen = !s->search_only && ix_flat_search_choice(p, BUILD_BUDGET, &g);
+  if (chosen && g == 0) return assemble(s, signed_parts(s, p));
+  Term f = {g, 1, 0, NULL};
+  Parts parts;
+  if (chosen && (budget--, factoring(s, p, &f, ix_const(s->x, g), &win_ties, &budget, &parts)))
+    return assemble(s, parts);
+  return best_sum(s, p, &(int){BUILD_BUDGET});
+}
+
+const Ix *ix_build_form(IxCtx *x, const Ix *e, bool shortcuts) {
+  Simplifier s;
+  simplifier_init(&s, x);
+  s.search_only = !shortcuts;
+  return build(&s, to_poly(&s, e));
 }
 
 /* p's atoms are variables and opaque atoms only */
@@ -1439,9 +1453,8 @@ static const Ix *exact_quotient(IxCtx *x, const Ix *at, int64_t k) {
   Term by_k = {k, 1, 0, NULL};
   Poly q = divide_exactly(&s, p, &by_k);
   if (s.pc.overflow) return NULL;
-  /* an unrolled step's quotient, wg*4096 + lid*16 + 3, is new at each
-   * step; where its flat sum is told shortest, the search is spared */
-  const Ix *quotient = ix_flat_is_shortest(q) ? assemble(&s, signed_parts(&s, q)) : build(&s, q);
+  /* an unrolled step's quotient, wg*4096 + lid*16 + 3, is new at each step (build replays its search) */
+  const Ix *quotient = build(&s, q);
   if (s.pc.overflow) return NULL;
   /* S/k prints at least S, '/' and k; S's length is at most at's, at least shortest_bound's (which counts
    * parentheses p may not have), and where ix_flat_is_shortest(p) the lesser of the flat sum's and at's */

@@ -291,3 +291,88 @@ bool ix_flat_constant_key(const IxFlatSum *sum, int64_t k, IxFlatConstantKey *ke
   }
   return true;
 }
+
+/* ---- the search replayed on integers (build's grouped offsets) ----
+ *
+ * Where ix_flat_is_shortest says no, build searches (index.c,
+ * search_parts) afresh for offsets like (wg*128 + lid)*1024 + i, each a
+ * new polynomial (issue 35).  On terms read_terms accepts, no atom is in
+ * two terms (nor in two of any subset), so the search tries constant
+ * factors only, at every level: each g the gcd of two coefficients, pairs
+ * in term order, a g tried once; the candidate is the best form of the
+ * rest, " + ", and the best form of the terms g divides, over g, in
+ * parentheses (a sum) times g; it replaces the best so far only when
+ * strictly shorter (constant factors win no ties).  Every length is the
+ * terms' (term_length), operators and parentheses, so the search is
+ * replayed here on integers, trial by trial and in its order, counting
+ * its trials: where it would try more than its budget (it stops there,
+ * keeping what it had) the replay gives up. */
+typedef struct Replay {
+  const FlatTerms *f;
+  int trials, budget;
+} Replay;
+
+/* the length of the form search_parts keeps for the terms in mask (two
+ * or more, coefficients c), *chosen its group's factor (0: the flat sum)
+ * and *alone whether that group is the whole form (nothing else added) */
+static size_t replay(Replay *r, const int64_t *c, unsigned mask, int64_t *chosen, bool *alone) {
+  *chosen = 0;
+  *alone = false;
+  int terms[FLAT_MAX_TERMS], n = 0; /* those in mask */
+  for (int k = 0; k < r->f->n; k++)
+    if (mask & (1u << k)) terms[n++] = k;
+  if (n == 1) return term_length(r->f, terms[0], c[terms[0]]);
+  size_t best = flat_length(r->f, c, mask);
+  int64_t tried[FLAT_MAX_TERMS * FLAT_MAX_TERMS];
+  int ntried = 0;
+  for (int a = 0; a < n; a++) {
+    for (int b = a + 1; b < n; b++) {
+      int64_t g = poly_gcd(c[terms[a]], c[terms[b]]);
+      bool seen = g <= 1;
+      for (int k = 0; k < ntried && !seen; k++) seen = tried[k] == g;
+      if (seen) continue;
+      tried[ntried++] = g;
+      if (++r->trials > r->budget) return best; /* the search ran out here */
+      int64_t divided[FLAT_MAX_TERMS];
+      unsigned in = 0;
+      for (int k = 0; k < n; k++)
+        if (c[terms[k]] % g == 0) divided[terms[k]] = c[terms[k]] / g, in |= 1u << terms[k];
+      int64_t inner_chosen, rest_chosen;
+      bool inner_alone, rest_alone;
+      size_t inner = replay(r, divided, in, &inner_chosen, &inner_alone);
+      /* a group alone is a product, left of '*' without parentheses */
+      size_t group = inner + (inner_alone ? 0 : 2) + 1 + digits(g);
+      unsigned rest = mask & ~in;
+      /* the rest: one term (its flat part) or a sum searched */
+      size_t length = !rest ? group : replay(r, c, rest, &rest_chosen, &rest_alone) + 3 + group;
+      if (length < best) best = length, *chosen = g, *alone = !rest;
+    }
+  }
+  return best;
+}
+
+bool ix_flat_search_choice(Poly p, int budget, int64_t *g) {
+  *g = 0;
+  if (p.nterms < 2 || p.nterms > FLAT_MAX_TERMS) return false;
+  FlatTerms f;
+  int64_t c[FLAT_MAX_TERMS];
+  if (!read_terms(p, &f, c)) return false;
+  Replay r = {&f, 0, budget};
+  bool alone;
+  replay(&r, c, (1u << f.n) - 1, g, &alone);
+  if (r.trials <= budget) return true;
+  /* the search stopped early: it keeps the flat sum where nothing is
+   * strictly shorter, whatever it tried */
+  *g = 0;
+  return no_factoring_shorter(&f, c);
+}
+
+/* no two of p's coefficients with a common factor the search would try
+ * (index.c, nothing_to_search) */
+bool ix_coprime_coefficients(Poly p) {
+  for (int i = 0; i < p.nterms; i++)
+    for (int j = i + 1; j < p.nterms; j++)
+      if (p.terms[i].num != INT64_MIN && p.terms[j].num != INT64_MIN && poly_gcd(p.terms[i].num, p.terms[j].num) > 1)
+        return false;
+  return true;
+}

@@ -37,6 +37,16 @@ bool ix_parts_length(const IxPart *parts, int n, size_t *length);
  * factoring by a common factor of two coefficients, nested, prints
  * strictly shorter (index_flat.c); false also where it cannot tell */
 bool ix_flat_is_shortest(Poly p);
+/* the factor of the group build(p) (index.c) adds to the rest, where
+ * index_flat.c can replay its search on integers (ix_flat_is_shortest's
+ * terms, and the search within `budget` trials): true with *g = 0 for
+ * the flat sum; false where it cannot tell */
+bool ix_flat_search_choice(Poly p, int budget, int64_t *g);
+/* no two of p's coefficients with a common factor > 1 (index.c's search tries none) */
+bool ix_coprime_coefficients(Poly p);
+/* build(to_poly(e)) (index.c), by the search alone where !shortcuts (what
+ * index_flat.c's answers must agree with: tests/unit/test_index.c) */
+const Ix *ix_build_form(IxCtx *x, const Ix *e, bool shortcuts);
 /* a name's hash, by its text (not its address: deterministic) */
 uint64_t ix_name_hash(Sym name);
 /* the text of an expression atom (IX_EXPR), through the printer given */

@@ -1450,6 +1450,66 @@ static void test_printing_sums(Tester *t) {
               "wg*512 + lid*16 + 5");
 }
 
+/* build's replay of its search on integers (index_flat.c,
+ * ix_flat_search_choice) against the search itself (ix_build_form with
+ * its shortcuts off): the same node, for the bench's grouped offsets
+ * (wg*G + lid)*C + i*V + k and thousands of random sums of two to six
+ * terms whose coefficients share factors, so that factorings, nested
+ * ones and the flat sum all win, with products and shared variables now
+ * and then (terms the replay leaves to the search) */
+static void test_search_replay(Tester *t) {
+  static const int64_t coefficients[] = {1, 2, 3, 4, 6, 8, 10, 12, 15, 16, 30, 32, 64, 100, 128, 256, 1000, 1024, 4096, 131072};
+  static const char *const names[] = {"wg", "lid", "i", "j", "gid", "l"};
+  IxCtx ix;
+  ix_init(&ix, t->arena);
+  const Ix *wg = ix_var(&ix, intern_cstr(t->names, "wg")), *lid = ix_var(&ix, intern_cstr(t->names, "lid"));
+  const Ix *i = ix_var(&ix, intern_cstr(t->names, "i"));
+  int wrong = 0, sums = 0, grouped = 0;
+  Rng rng = {0x9e3779b97f4a7c15u};
+  enum { RANDOM = 6000, SMOOTH = 3000 };
+  for (int n = 0; n < RANDOM + SMOOTH + 5 * 8 * 5 * 3; n++) {
+    const Ix *e = NULL;
+    if (n >= RANDOM && n < RANDOM + SMOOTH) {
+      /* six terms, coefficients of 2, 3, 5 and 7 squared at most
+       * ([140, 6300, 22050, 441, 2450, 294]): so many common factors that
+       * the search runs out of its budget on some, where it keeps what it had */
+      for (int k = 0; k < 6; k++) {
+        int64_t c = 1;
+        for (int q = 0; q < 4; q++)
+          for (int m = rng_below(&rng, 4); m > 0; m--) c *= (int64_t[]){2, 3, 5, 7}[q];
+        const Ix *term = ix_mul(&ix, ix_var(&ix, intern_cstr(t->names, names[k])), ix_const(&ix, c));
+        e = e ? ix_add(&ix, e, term) : term;
+      }
+    } else if (n >= RANDOM) { /* the bench's offsets: work-group 32..512, chunk 16..2048, vector 1..16, lane 0..2 */
+      int m = n - RANDOM - SMOOTH;
+      int64_t group = 32 << (m % 5), chunk = 16 << (m / 5 % 8), width = 1 << (m / 40 % 5);
+      const Ix *row = ix_add(&ix, ix_mul(&ix, wg, ix_const(&ix, group)), lid);
+      e = ix_add(&ix, ix_mul(&ix, row, ix_const(&ix, chunk)), ix_mul(&ix, i, ix_const(&ix, width)));
+      if (m / 200) e = ix_add(&ix, e, ix_const(&ix, m / 200));
+    } else {
+      int terms = rng_below(&rng, 5) + 2;
+      for (int k = 0; k < terms; k++) {
+        const Ix *term = ix_var(&ix, intern_cstr(t->names, names[k]));
+        if (rng_below(&rng, 12) == 0) term = ix_mul(&ix, term, ix_var(&ix, intern_cstr(t->names, "N")));
+        if (rng_below(&rng, 30) == 0) term = ix_var(&ix, intern_cstr(t->names, names[0]));
+        int64_t c = coefficients[rng_below(&rng, (int)DPIA_COUNTOF(coefficients))];
+        if (rng_below(&rng, 3) == 0) c *= coefficients[rng_below(&rng, 10)];
+        term = k == terms - 1 && rng_below(&rng, 3) == 0 ? ix_const(&ix, c) : ix_mul(&ix, term, ix_const(&ix, c));
+        e = e ? ix_add(&ix, e, term) : term;
+      }
+    }
+    const Ix *replayed = ix_build_form(&ix, e, true), *searched = ix_build_form(&ix, e, false);
+    sums++;
+    grouped += strchr(print(t, searched), '(') != NULL;
+    if (!ix_equal(replayed, searched) && wrong++ < 10)
+      fprintf(stderr, "test_index.c: %s: replayed `%s`, searched `%s`\n", print(t, e), print(t, replayed),
+              print(t, searched));
+  }
+  record_at(t, wrong == 0, __LINE__, "the replayed search builds the search's form (see above)");
+  CHECK(grouped > sums / 3 && grouped < sums - sums / 10); /* not vacuous: groups and flat sums */
+  printf("index: search replay: %d sums, %d grouped\n", sums, grouped);
+}
+
 int main(void) {
   DpiaMem mem;
   jmp_buf on_oom;
@@ -1480,6 +1540,7 @@ int main(void) {
   test_random(t);
   test_linear_polys(t);
   test_flat_constant_key(t);
+  test_search_replay(t);
 
   printf("index: %d passed, %d failed\n", t->passed, t->failed);
   arena_free(&arena);
