@@ -55,24 +55,59 @@ static size_t flat_length(const FlatTerms *f, const int64_t *c, unsigned mask) {
 /* The least lengths of the factored forms of the terms in mask
  * (coefficients c[]): *single of a group alone, (...)*g, a product that
  * needs no parentheses as an operand of '*'; *sum of the other terms'
- * form plus a group.  SIZE_MAX where there is none. */
-static void factored(const FlatTerms *f, const int64_t *c, unsigned mask, size_t *single, size_t *sum);
+ * form plus a group.  SIZE_MAX where there is none.
+ *
+ * One top-level question meets the same terms again and again: each
+ * pair's group is measured with its rest, and the rests and the nested
+ * groups' sets recur (a chunk-16 step's offsets asked it per new
+ * constant).  The terms in mask all have the question's coefficients
+ * over one divisor D, the product of the groups' g around them (a group
+ * divides every one of its terms by its g; a rest keeps its terms'
+ * coefficients), so (mask, D) names the coefficients and the answer is
+ * kept per such key for the one question (FactoredMemo, on the caller's
+ * stack); past its capacity it is just computed again.  Two pairs with the
+ * same gcd g make the same group (the terms g divides) and the same rest,
+ * so a g is measured once, as the search itself tries it (index.c,
+ * search_parts; replay below).  tests/unit/test_index_flat.c holds the
+ * plain recursion these must answer as. */
+enum { FACTORED_MEMO_MAX = 96 };
 
-/* the least length of any form of the terms in mask (at least one) */
-static size_t least(const FlatTerms *f, const int64_t *c, unsigned mask) {
+typedef struct FactoredEntry {
+  unsigned mask;
+  int64_t divisor;
+  size_t single, sum;
+} FactoredEntry;
+
+typedef struct FactoredMemo {
+  int used;
+  FactoredEntry e[FACTORED_MEMO_MAX];
+} FactoredMemo;
+
+static void factored(const FlatTerms *f, const int64_t *c, unsigned mask, int64_t divisor, FactoredMemo *memo,
+                     size_t *single, size_t *sum);
+
+/* the least length of any form of the terms in mask (at least one),
+ * their coefficients the question's over divisor */
+static size_t least(const FlatTerms *f, const int64_t *c, unsigned mask, int64_t divisor, FactoredMemo *memo) {
   size_t single, sum, flat = flat_length(f, c, mask);
-  factored(f, c, mask, &single, &sum);
+  factored(f, c, mask, divisor, memo, &single, &sum);
   if (single < flat) flat = single;
   return sum < flat ? sum : flat;
 }
 
-static void factored(const FlatTerms *f, const int64_t *c, unsigned mask, size_t *single, size_t *sum) {
+static void factored_search(const FlatTerms *f, const int64_t *c, unsigned mask, int64_t divisor, FactoredMemo *memo,
+                            size_t *single, size_t *sum) {
   *single = *sum = SIZE_MAX;
+  int64_t tried[FLAT_MAX_TERMS * FLAT_MAX_TERMS];
+  int ntried = 0;
   for (int i = 0; i < f->n; i++) {
     for (int j = i + 1; j < f->n; j++) {
       if (!(mask & (1u << i)) || !(mask & (1u << j))) continue;
       int64_t g = poly_gcd(c[i], c[j]);
-      if (g <= 1) continue;
+      bool seen = g <= 1;
+      for (int k = 0; k < ntried && !seen; k++) seen = tried[k] == g;
+      if (seen) continue;
+      tried[ntried++] = g;
       /* the terms g divides (i and j among them, so two or more) over g */
       int64_t divided[FLAT_MAX_TERMS];
       unsigned in = 0;
@@ -83,7 +118,7 @@ static void factored(const FlatTerms *f, const int64_t *c, unsigned mask, size_t
       /* their form as the left operand of '*': a sum (the flat one, or
        * one with a group) in parentheses, a group alone as it is */
       size_t inner_single, inner_sum, inner_flat = flat_length(f, divided, in) + 2;
-      factored(f, divided, in, &inner_single, &inner_sum);
+      factored(f, divided, in, divisor * g, memo, &inner_single, &inner_sum);
       size_t operand = inner_sum == SIZE_MAX ? inner_flat : (inner_sum + 2 < inner_flat ? inner_sum + 2 : inner_flat);
       if (inner_single < operand) operand = inner_single;
       size_t group = operand + 1 + digits(g);
@@ -91,11 +126,37 @@ static void factored(const FlatTerms *f, const int64_t *c, unsigned mask, size_t
       if (!rest) {
         if (group < *single) *single = group;
       } else {
-        size_t with_rest = least(f, c, rest) + 3 + group;
+        size_t with_rest = least(f, c, rest, divisor, memo) + 3 + group;
         if (with_rest < *sum) *sum = with_rest;
       }
     }
   }
+}
+
+static void factored(const FlatTerms *f, const int64_t *c, unsigned mask, int64_t divisor, FactoredMemo *memo,
+                     size_t *single, size_t *sum) {
+  if (!(mask & (mask - 1))) { /* one term: no pair, no group */
+    *single = *sum = SIZE_MAX;
+    return;
+  }
+  for (int e = 0; e < memo->used; e++) {
+    const FactoredEntry *m = &memo->e[e];
+    if (m->mask == mask && m->divisor == divisor) {
+      *single = m->single, *sum = m->sum;
+      return;
+    }
+  }
+  factored_search(f, c, mask, divisor, memo, single, sum);
+  if (memo->used < FACTORED_MEMO_MAX) memo->e[memo->used++] = (FactoredEntry){mask, divisor, *single, *sum};
+}
+
+void ix_flat_factored_lengths(int n, const size_t *base, const bool *atoms, const int64_t *c, size_t *single,
+                              size_t *sum) {
+  FlatTerms f = {.n = n};
+  for (int i = 0; i < n; i++) f.base[i] = base[i], f.atoms[i] = atoms[i];
+  FactoredMemo memo;
+  memo.used = 0; /* the entries are written before they are read */
+  factored(&f, c, (1u << n) - 1, 1, &memo, single, sum);
 }
 
 /* p's terms as FlatTerms and their coefficients c[]: false where p has
@@ -130,7 +191,9 @@ static bool read_terms(Poly p, FlatTerms *f, int64_t *c) {
 static bool no_factoring_shorter(const FlatTerms *f, const int64_t *c) {
   unsigned all = (1u << f->n) - 1;
   size_t single, sum;
-  factored(f, c, all, &single, &sum);
+  FactoredMemo memo;
+  memo.used = 0; /* the entries are written before they are read */
+  factored(f, c, all, 1, &memo, &single, &sum);
   size_t flat = flat_length(f, c, all);
   return single >= flat && sum >= flat;
 }

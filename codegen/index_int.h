@@ -42,6 +42,13 @@ bool ix_flat_is_shortest(Poly p);
  * terms, and the search within `budget` trials): true with *g = 0 for
  * the flat sum; false where it cannot tell */
 bool ix_flat_search_choice(Poly p, int budget, int64_t *g);
+/* the least lengths of the factored forms of all n terms (index_flat.c,
+ * factored: *single a group alone, *sum the rest plus a group, SIZE_MAX
+ * where none), terms of flat parts base[] (coefficient 1), atoms[] whether
+ * a term has atoms, coefficients c[] > 0, 2 <= n <= 6: its memo and pruning
+ * against the plain recursion (tests/unit/test_index_flat.c) */
+void ix_flat_factored_lengths(int n, const size_t *base, const bool *atoms, const int64_t *c, size_t *single,
+                              size_t *sum);
 /* no two of p's coefficients with a common factor > 1 (index.c's search tries none) */
 bool ix_coprime_coefficients(Poly p);
 /* build(to_poly(e)) (index.c), by the search alone where !shortcuts (what
