@@ -263,20 +263,9 @@ bool ix_is_flat_and_shortest(const Ix *e) {
 /* ---- the same answer at every constant (an unrolled loop's steps) ----
  *
  * The steps of a loop written out (codegen/unroll_step.c) index with
- * s + k, s one flat sum and k the step's constant, so only k changes from
- * step to step.  ix_is_flat_and_shortest(s + k), k > 0, is s's structure
- * (fixed) and then `factored` on the coefficients c[0..n) of s and k.
- * Every divisor that search divides by, nested groups included, is the
- * gcd of two of the coefficients: the first group's g is, and a nested
- * group's gcd of two coefficients over D is their gcd over D (D divides
- * both), so its divisor D*g is their gcd again.  So what the search reads
- * of k is: k's digits; for each c[i], gcd(c[i], k) and the digits of k
- * over it (k in that group); for each pair of the others, whether their
- * gcd G divides k (k in the group) and the digits of k/G.  Equal keys are
- * the same search, so the same answer.  Where k has no common factor with
- * any c[i], it is in no group (a pair's gcd that divides k divides a
- * c[i] too), so every form of s + k is a form of s and " + k", the flat
- * one too, and the answer is s's whatever k's digits: one key. */
+ * s + k, s one flat sum and k the step's constant: s is read once
+ * (ix_flat_sum_read) and asked at each step's k (ix_flat_sum_shortest),
+ * once per key of k (ix_flat_constant_key, where the argument is). */
 void ix_flat_sum_read(const Ix *s, IxFlatSum *sum) {
   memset(sum, 0, sizeof *sum);
   if (!s) return;
@@ -310,11 +299,10 @@ bool ix_flat_sum_shortest(const IxFlatSum *sum, int64_t k) {
   return no_factoring_shorter(&f, c);
 }
 
-/* ---- the same answer at every constant (an unrolled loop's steps) ----
- *
- * The steps of a loop written out (codegen/unroll_step.c) index with
- * s + k, s one flat sum and k the step's constant, so only k changes from
- * step to step.  ix_flat_sum_shortest(s, k), k > 0, is s's structure
+/* The key of k in s + k: equal keys, the same answer.  The steps of a
+ * loop written out (codegen/unroll_step.c) index with s + k, s one flat
+ * sum and k the step's constant, so only k changes from step to step.
+ * ix_flat_sum_shortest(s, k), k > 0, is s's structure
  * (fixed) and then `factored` on the coefficients c[0..n) of s and k.
  * Every divisor that search divides by, nested groups included, is the
  * gcd of two of the coefficients: the first group's g is, and a nested
