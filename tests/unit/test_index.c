@@ -1327,72 +1327,6 @@ static void test_linear_polys(Tester *t) {
   printf("index: linear: %d expressions, %d read in one walk\n", EXPRESSIONS, linear);
 }
 
-/* ix_flat_sum_shortest and ix_flat_constant_key: one flat sum s with a
- * constant k, k the step of an unrolled loop (codegen/unroll_step.c reads
- * s once, and takes the answer of the first constant of a key for every
- * other).  For many s whose coefficients share factors, so that groups
- * with the constant win at some constants and not at others, the sum read
- * once must answer as ix_is_flat_and_shortest(s + k), and every constant
- * of a key seen before must have that constant's answer. */
-static void test_flat_constant_key(Tester *t) {
-  static const int64_t coefficients[] = {1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 16, 20, 24, 30, 32, 48, 64, 100, 128, 512, 1000, 4096};
-  static const char *const names[] = {"wg", "lid", "i", "j", "gid"};
-  enum { SUMS = 400, CONSTANTS = 260 };
-  Rng rng = {0x2545f4914f6cdd1du};
-  IxCtx ix;
-  ix_init(&ix, t->arena);
-  int shared = 0, wrong = 0, shortest = 0, not_shortest = 0;
-  for (int n = 0; n < SUMS; n++) {
-    int terms = (int)rng_below(&rng, 5) + (n < 10 ? 0 : 1);
-    const Ix *s = NULL;
-    for (int i = 0; i < terms; i++) {
-      const Ix *term = ix_var(&ix, intern_cstr(t->names, names[i]));
-      /* now and then a product of two variables, a longer term (N in two
-       * terms: a sum whose variables are not apart) */
-      if (rng_below(&rng, 4) == 0) term = ix_mul(&ix, term, ix_var(&ix, intern_cstr(t->names, "N")));
-      int64_t c = coefficients[rng_below(&rng, (int)DPIA_COUNTOF(coefficients))];
-      term = ix_mul(&ix, term, ix_const(&ix, c));
-      s = s ? ix_add(&ix, s, term) : term;
-    }
-    IxFlatSum read;
-    ix_flat_sum_read(s, &read);
-    if (read.n < 0) continue;
-    IxFlatConstantKey *keys = NEWARRAY(t->arena, IxFlatConstantKey, CONSTANTS);
-    bool *answers = NEWARRAY(t->arena, bool, CONSTANTS);
-    int nkeys = 0;
-    for (int m = 0; m < CONSTANTS; m++) {
-      int64_t k = m < 200 ? m : (int64_t)rng_below(&rng, 100000);
-      const Ix *made = !s ? ix_const(&ix, k) : k ? ix_add(&ix, s, ix_const(&ix, k)) : s;
-      bool answer = ix_is_flat_and_shortest(made);
-      /* the sum read once answers as the sum made */
-      if (ix_flat_sum_shortest(&read, k) != answer && wrong++ < 10)
-        fprintf(stderr, "test_index.c: %s + %lld: shortest %d, read once %d\n", s ? print(t, s) : "0", (long long)k,
-                answer, !answer);
-      IxFlatConstantKey key;
-      if (!ix_flat_constant_key(&read, k, &key)) continue;
-      int seen = -1;
-      for (int q = 0; q < nkeys && seen < 0; q++)
-        if (memcmp(&keys[q], &key, sizeof key) == 0) seen = q;
-      if (seen < 0) {
-        keys[nkeys] = key;
-        answers[nkeys++] = answer;
-        continue;
-      }
-      shared++;
-      answer ? shortest++ : not_shortest++;
-      if (answers[seen] != answer && wrong++ < 10)
-        fprintf(stderr, "test_index.c: %s + %lld: shortest %d, another constant of its key %d\n",
-                s ? print(t, s) : "0", (long long)k, answer, answers[seen]);
-    }
-  }
-  record_at(t, wrong == 0, __LINE__, "the sum read once and a constant's key tell ix_is_flat_and_shortest's answer (see above)");
-  /* not vacuous: keys shared, with answers of both kinds */
-  CHECK(shared > SUMS * CONSTANTS / 2);
-  CHECK(shortest > 1000 && not_shortest > 1000);
-  printf("index: flat constant keys: %d constants answered by a key seen before (%d shortest, %d not)\n", shared,
-         shortest, not_shortest);
-}
-
 /* sums of terms as an unrolled step's indices are, wg*512 + lid*16 + 5,
  * which ix_print writes without asking each node for parentheses
  * (index_print.c, print_flat_sum), and sums it must leave to the general
@@ -1450,66 +1384,6 @@ static void test_printing_sums(Tester *t) {
               "wg*512 + lid*16 + 5");
 }
 
-/* build's replay of its search on integers (index_flat.c,
- * ix_flat_search_choice) against the search itself (ix_build_form with
- * its shortcuts off): the same node, for the bench's grouped offsets
- * (wg*G + lid)*C + i*V + k and thousands of random sums of two to six
- * terms whose coefficients share factors, so that factorings, nested
- * ones and the flat sum all win, with products and shared variables now
- * and then (terms the replay leaves to the search) */
-static void test_search_replay(Tester *t) {
-  static const int64_t coefficients[] = {1, 2, 3, 4, 6, 8, 10, 12, 15, 16, 30, 32, 64, 100, 128, 256, 1000, 1024, 4096, 131072};
-  static const char *const names[] = {"wg", "lid", "i", "j", "gid", "l"};
-  IxCtx ix;
-  ix_init(&ix, t->arena);
-  const Ix *wg = ix_var(&ix, intern_cstr(t->names, "wg")), *lid = ix_var(&ix, intern_cstr(t->names, "lid"));
-  const Ix *i = ix_var(&ix, intern_cstr(t->names, "i"));
-  int wrong = 0, sums = 0, grouped = 0;
-  Rng rng = {0x9e3779b97f4a7c15u};
-  enum { RANDOM = 6000, SMOOTH = 3000 };
-  for (int n = 0; n < RANDOM + SMOOTH + 5 * 8 * 5 * 3; n++) {
-    const Ix *e = NULL;
-    if (n >= RANDOM && n < RANDOM + SMOOTH) {
-      /* six terms, coefficients of 2, 3, 5 and 7 squared at most
-       * ([140, 6300, 22050, 441, 2450, 294]): so many common factors that
-       * the search runs out of its budget on some, where it keeps what it had */
-      for (int k = 0; k < 6; k++) {
-        int64_t c = 1;
-        for (int q = 0; q < 4; q++)
-          for (int m = rng_below(&rng, 4); m > 0; m--) c *= (int64_t[]){2, 3, 5, 7}[q];
-        const Ix *term = ix_mul(&ix, ix_var(&ix, intern_cstr(t->names, names[k])), ix_const(&ix, c));
-        e = e ? ix_add(&ix, e, term) : term;
-      }
-    } else if (n >= RANDOM) { /* the bench's offsets: work-group 32..512, chunk 16..2048, vector 1..16, lane 0..2 */
-      int m = n - RANDOM - SMOOTH;
-      int64_t group = 32 << (m % 5), chunk = 16 << (m / 5 % 8), width = 1 << (m / 40 % 5);
-      const Ix *row = ix_add(&ix, ix_mul(&ix, wg, ix_const(&ix, group)), lid);
-      e = ix_add(&ix, ix_mul(&ix, row, ix_const(&ix, chunk)), ix_mul(&ix, i, ix_const(&ix, width)));
-      if (m / 200) e = ix_add(&ix, e, ix_const(&ix, m / 200));
-    } else {
-      int terms = rng_below(&rng, 5) + 2;
-      for (int k = 0; k < terms; k++) {
-        const Ix *term = ix_var(&ix, intern_cstr(t->names, names[k]));
-        if (rng_below(&rng, 12) == 0) term = ix_mul(&ix, term, ix_var(&ix, intern_cstr(t->names, "N")));
-        if (rng_below(&rng, 30) == 0) term = ix_var(&ix, intern_cstr(t->names, names[0]));
-        int64_t c = coefficients[rng_below(&rng, (int)DPIA_COUNTOF(coefficients))];
-        if (rng_below(&rng, 3) == 0) c *= coefficients[rng_below(&rng, 10)];
-        term = k == terms - 1 && rng_below(&rng, 3) == 0 ? ix_const(&ix, c) : ix_mul(&ix, term, ix_const(&ix, c));
-        e = e ? ix_add(&ix, e, term) : term;
-      }
-    }
-    const Ix *replayed = ix_build_form(&ix, e, true), *searched = ix_build_form(&ix, e, false);
-    sums++;
-    grouped += strchr(print(t, searched), '(') != NULL;
-    if (!ix_equal(replayed, searched) && wrong++ < 10)
-      fprintf(stderr, "test_index.c: %s: replayed `%s`, searched `%s`\n", print(t, e), print(t, replayed),
-              print(t, searched));
-  }
-  record_at(t, wrong == 0, __LINE__, "the replayed search builds the search's form (see above)");
-  CHECK(grouped > sums / 3 && grouped < sums - sums / 10); /* not vacuous: groups and flat sums */
-  printf("index: search replay: %d sums, %d grouped\n", sums, grouped);
-}
-
 int main(void) {
   DpiaMem mem;
   jmp_buf on_oom;
@@ -1539,8 +1413,6 @@ int main(void) {
   test_recent_leaves(t);
   test_random(t);
   test_linear_polys(t);
-  test_flat_constant_key(t);
-  test_search_replay(t);
 
   printf("index: %d passed, %d failed\n", t->passed, t->failed);
   arena_free(&arena);
