@@ -278,7 +278,7 @@ void parser_check_binder(Parser *p) {
 
 /* ---- nodes ---- */
 
-static Ast *new_ast(Parser *p, AstKind kind, uint32_t begin) {
+static DPIA_ALWAYS_INLINE Ast *new_ast(Parser *p, AstKind kind, uint32_t begin) {
   Ast *e = NEW(p->arena, Ast);
   p->nodes++;
   e->kind = kind;
@@ -294,7 +294,7 @@ static Ast *placeholder(Parser *p) {
   return e;
 }
 
-static TypeAst *new_type(Parser *p, TypeAstKind kind, uint32_t begin) {
+static DPIA_ALWAYS_INLINE TypeAst *new_type(Parser *p, TypeAstKind kind, uint32_t begin) {
   TypeAst *t = NEW(p->arena, TypeAst);
   p->nodes++;
   t->kind = kind;
@@ -303,7 +303,7 @@ static TypeAst *new_type(Parser *p, TypeAstKind kind, uint32_t begin) {
   return t;
 }
 
-static SizeAst *new_size(Parser *p, SizeAstKind kind, uint32_t begin) {
+static DPIA_ALWAYS_INLINE SizeAst *new_size(Parser *p, SizeAstKind kind, uint32_t begin) {
   SizeAst *s = NEW(p->arena, SizeAst);
   p->nodes++;
   s->kind = kind;

@@ -25,10 +25,14 @@
 /* a function kept out of its callers: the rarer paths of a hot one, so
  * that the hot path's registers need not be saved on every call */
 #define DPIA_NOINLINE __attribute__((noinline))
+/* a small function put into each caller (one called for every node of a
+ * parse, where the call costs as much as its body) */
+#define DPIA_ALWAYS_INLINE inline __attribute__((always_inline))
 #else
 #define DPIA_PRINTF(f, a)
 #define DPIA_NORETURN
 #define DPIA_NOINLINE
+#define DPIA_ALWAYS_INLINE inline
 #endif
 
 #define DPIA_COUNTOF(a) (sizeof(a) / sizeof((a)[0]))
