@@ -433,7 +433,7 @@ static void translate_request(Batch *b, Arena *a, const Request *rq, Buf *out) {
         }
         json_write(out, meta);
       } else {
-        emit_json_string(out, text ? text : "");
+        emit_json_text(out, text ? text : "", text ? len : 0);
       }
     }
     buf_putc(out, '}');

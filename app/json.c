@@ -249,7 +249,8 @@ static bool parse_string_body(Parser *p, char *out, size_t *len) {
  * they fit), made at the first string: no buffer grown and copied per
  * string. */
 static Json *parse_string(Parser *p) {
-  if (!p->decoded) p->decoded = NEWARRAY(p->a, char, p->len + 1);
+  /* nothing of it is read before a string is decoded there */
+  if (!p->decoded) p->decoded = arena_alloc_unzeroed(p->a, p->len + 1);
   char *out = p->decoded + p->pos;
   p->pos++; /* the opening quote */
   size_t len;

@@ -247,8 +247,10 @@ static size_t json_escape(char *o, char c) {
  * of s (as it is), the closing quote and a block's store past it: an
  * escape, at most 5 bytes more than its character, grows the room first
  * when it must. */
-void emit_json_string(Buf *out, const char *s) {
-  size_t n = strlen(s), at = 0;
+void emit_json_string(Buf *out, const char *s) { emit_json_text(out, s, strlen(s)); }
+
+void emit_json_text(Buf *out, const char *s, size_t n) {
+  size_t at = 0;
   enum { MAX_ESCAPE = 6 };
   buf_reserve(out, n + n / 8 + 2 + JSON_BLOCK + MAX_ESCAPE);
   char *o = out->data + out->len;
@@ -264,6 +266,7 @@ void emit_json_string(Buf *out, const char *s) {
       for (unsigned char c; at < n && (c = (unsigned char)s[at]) >= 0x20 && c != '"' && c != '\\'; at++) *o++ = (char)c;
       if (at == n) break;
     }
+    if (!s[at]) break; /* the end strlen finds (emit_json_text) */
     /* an escape: room for it and for the rest as before */
     size_t room = (size_t)(out->data + out->cap - 1 - o), need = (n - at) + 1 + JSON_BLOCK + MAX_ESCAPE;
     if (room < need) {

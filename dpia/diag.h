@@ -90,6 +90,10 @@ void diag_render_text(const Diag *d, Buf *out);
 void diag_render_json(const Diag *d, Buf *out);
 /* JSON string literal with escapes. */
 void emit_json_string(Buf *out, const char *s);
+/* the same with s's length known to be at most n, s[n] being NUL (a
+ * Buf's text and length: a kernel's, not measured again; a NUL before n
+ * ends s there, as strlen would) */
+void emit_json_text(Buf *out, const char *s, size_t n);
 
 static inline Span span_join(Span a, Span b) {
   Span s = a;

@@ -656,6 +656,15 @@ static inline void lex_skipping_to(Lexer *lx, Token *t) {
   }
 }
 
+/* A number (lexer_scan, at a digit), and whether it reported errors:
+ * straight to lex_number, not through lex_skipping's loop and lex_other's
+ * switch (a variant of a search writes its sizes as numbers: issue 35). */
+static DPIA_NOINLINE bool lex_number_checked(Lexer *lx, Token *t) {
+  int errors_before = lx->diag->nerrors;
+  lex_number(lx, t);
+  return lx->diag->nerrors != errors_before;
+}
+
 /* lex_skipping_to, and whether it reported errors (lexer_scan): out of
  * line, so that lexer_scan's own path saves no registers */
 static DPIA_NOINLINE bool lex_skipping(Lexer *lx, Token *t) {
@@ -689,6 +698,7 @@ bool lexer_scan(Lexer *lx, Token *t) {
       make_token(lx, t, c == '|' ? TOK_PIPE : TOK_ARROW, (uint32_t)at);
       return false;
     }
+    if (byte_class[c] == BYTE_DIGIT) return lex_number_checked(lx, t);
   }
   return lex_skipping(lx, t);
 }

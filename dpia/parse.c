@@ -278,7 +278,7 @@ void parser_check_binder(Parser *p) {
 
 /* ---- nodes ---- */
 
-static Ast *new_ast(Parser *p, AstKind kind, uint32_t begin) {
+static DPIA_ALWAYS_INLINE Ast *new_ast(Parser *p, AstKind kind, uint32_t begin) {
   Ast *e = NEW(p->arena, Ast);
   p->nodes++;
   e->kind = kind;
@@ -294,7 +294,7 @@ static Ast *placeholder(Parser *p) {
   return e;
 }
 
-static TypeAst *new_type(Parser *p, TypeAstKind kind, uint32_t begin) {
+static DPIA_ALWAYS_INLINE TypeAst *new_type(Parser *p, TypeAstKind kind, uint32_t begin) {
   TypeAst *t = NEW(p->arena, TypeAst);
   p->nodes++;
   t->kind = kind;
@@ -303,7 +303,7 @@ static TypeAst *new_type(Parser *p, TypeAstKind kind, uint32_t begin) {
   return t;
 }
 
-static SizeAst *new_size(Parser *p, SizeAstKind kind, uint32_t begin) {
+static DPIA_ALWAYS_INLINE SizeAst *new_size(Parser *p, SizeAstKind kind, uint32_t begin) {
   SizeAst *s = NEW(p->arena, SizeAst);
   p->nodes++;
   s->kind = kind;
@@ -420,8 +420,6 @@ static bool is_data_type(const TypeAst *t) {
          t->kind == TYA_IDX || t->kind == TYA_NAMED;
 }
 
-bool parser_name_is(Sym name, const char *word) { return strcmp(name, word) == 0; }
-
 static bool is_phrase_type_word(Sym name) {
   return parser_name_is(name, "exp") || parser_name_is(name, "acc") || parser_name_is(name, "var") ||
          parser_name_is(name, "comm");
@@ -435,6 +433,7 @@ static bool parse_scalar_name(Parser *p, Sym name, Span at_span, TypeAst *t) {
     ScalarKind kind;
   } scalars[] = {{"int", SC_INT}, {"float", SC_FLOAT}, {"double", SC_DOUBLE}, {"bool", SC_BOOL}};
   for (size_t i = 0; i < DPIA_COUNTOF(scalars); i++) {
+    if (name[0] != scalars[i].word[0]) continue; /* (no two begin alike) */
     size_t n = strlen(scalars[i].word);
     if (strncmp(name, scalars[i].word, n) != 0) continue;
     const char *width = name + n;

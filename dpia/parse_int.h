@@ -44,7 +44,13 @@ const char *parser_text_of(const Parser *p, Span s);
 int parser_length_of(Span s);
 /* the value of the current INT token (consumed), reporting one too large */
 uint64_t parser_int_literal(Parser *p);
-bool parser_name_is(Sym name, const char *word);
+/* whether the interned name is the word: its length, kept by the
+ * interner, then its letters, compared inline (the type words are asked
+ * about at every type written: translation throughput, issue 35) */
+static inline bool parser_name_is(Sym name, const char *word) {
+  size_t n = strlen(word);
+  return sym_info(name)->len == n && memcmp(name, word, n) == 0;
+}
 
 /* errors: a syntax error abandons the declaration (parse.c, the comment
  * at the top); parser_report does not */

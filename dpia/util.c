@@ -203,7 +203,8 @@ void buf_reserve(Buf *b, size_t extra) {
   if (b->len + extra + 1 <= b->cap) return;
   size_t cap = b->cap ? b->cap : 64;
   while (cap < b->len + extra + 1) cap *= 2;
-  char *data = arena_alloc(b->arena, cap);
+  /* past len + 1 nothing is read before it is written */
+  char *data = arena_alloc_unzeroed(b->arena, cap);
   memcpy(data, b->data, b->len + 1);
   b->data = data;
   b->cap = cap;

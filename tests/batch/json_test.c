@@ -280,6 +280,30 @@ static void test_escape_growth(Arena *a) {
   }
 }
 
+/* emit_json_text, with the length known (a Buf's: batch's outputs), as
+ * emit_json_string of the same text: the text is what strlen finds, so a
+ * NUL anywhere before the length given ends it there, in a block or in
+ * the bytes after the last. */
+static void test_known_length(Arena *a) {
+  static const char pieces[] = "abcdefghijklmnopqrstuvwxyzabcdefghijklmnop\n\"\\\x01";
+  for (int round = 0; round < 20000; round++) {
+    char t[300];
+    size_t n = rnd(sizeof t - 1);
+    for (size_t i = 0; i < n; i++) t[i] = pieces[rnd(sizeof pieces - 1)];
+    t[n] = 0;
+    if (n && rnd(2)) t[rnd((unsigned)n)] = 0; /* an early end */
+    Buf fast, slow;
+    buf_init(&fast, a);
+    buf_init(&slow, a);
+    for (unsigned k = rnd(70); k > 0; k--) buf_putc(&fast, 'x'), buf_putc(&slow, 'x');
+    emit_json_text(&fast, t, n);
+    emit_json_string(&slow, t);
+    CHECK(fast.len < fast.cap && fast.data[fast.len] == 0 && fast.len == slow.len &&
+              memcmp(fast.data, slow.data, fast.len) == 0,
+          "escaped %zu bytes (strlen %zu) as %s, not %s", n, strlen(t), fast.data, slow.data);
+  }
+}
+
 int main(void) {
   DpiaMem mem;
   dpia_mem_default(&mem);
@@ -295,6 +319,7 @@ int main(void) {
   test_reject(&a);
   test_fast_paths(&a);
   test_escape_growth(&a);
+  test_known_length(&a);
   arena_free(&a);
   if (failures) fprintf(stderr, "%d failure(s)\n", failures);
   else printf("ok\n");
