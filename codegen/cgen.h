@@ -341,6 +341,26 @@ typedef struct CG {
    * (KirKernel.runs_made) */
   bool runs_written_out;
   int runs_made;
+  /* The environment changes by env_add, which makes a new newest entry
+   * (env), and by env_put_view and env_put_back, counted here: what a
+   * walk of views found holds while neither changes */
+  uint64_t view_changes;
+  /* The element of a zip whose half a pair's read last took (access.c,
+   * gen_pair_half): the pair phrase and the path after its field, the
+   * zip's two arrays and the element's index, found with the environment
+   * at env and view_changes, and no dependent row open (IxCtx.nrows) */
+  struct {
+    const Phrase *pair;
+    const Step *after;
+    const EnvEntry *env;
+    uint64_t views;
+    const Phrase *arrays[2];
+    const Ix *at;
+  } zip_element;
+  /* CodegenOptions.walk_each_read; the halves read from zip_element
+   * (KirKernel.halves_shared) */
+  bool walk_each_read;
+  int halves_shared;
 } CG;
 
 /* Binds b to idx E i for the generation of one view map element and

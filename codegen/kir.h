@@ -597,6 +597,9 @@ typedef struct KirKernel {
   /* the runs (KS_RUN) lowering made, for the tests and for
    * kir_write_out_runs (none: nothing to look for) */
   int runs_made;
+  /* the halves of pairs read from the zip element the other half's walk
+   * found (codegen/access.c, gen_pair_half), for the tests */
+  int halves_shared;
 } KirKernel;
 
 /* The shortcuts of KirKernel.shortcuts. */

@@ -153,6 +153,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   cg->scan_each_site = opt && opt->scan_each_site;
   cg->no_shortcuts = opt && opt->no_shortcuts;
   cg->probe_lanes = opt && opt->probe_lanes;
+  cg->walk_each_read = opt && opt->walk_each_read;
   cg->where = k->def->body->span;
   ix_init(&cg->ix, a);
   cg->ix.print_expr = k->backend->print_expr;
@@ -201,6 +202,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   if (!cg->no_shortcuts && !cg->writes_matter) kk->shortcuts |= KIR_SHORTCUT_WRITES;
   kk->plain_vectors = cg->plain_vectors;
   kk->runs_made = cg->runs_made;
+  kk->halves_shared = cg->halves_shared;
   /* the local size the code is for, fixed when known (the barrier pass's
    * pointwise rule needs it: own_elements.c) */
   kk->reqd_local = cg->launch.local_known[0];
