@@ -436,8 +436,9 @@ PhraseType *fn_result(PhraseType *t, int n);
 
 /* ---- consts.c: constant arrays and foreign functions (docs/language.md
  * sections 13, 14) ---- */
-/* find them in the kernel's body and name them in its outermost scope */
-void cg_collect_program_scope(CG *cg, const Phrase *body);
+/* find them in the kernel's body and name them in its outermost scope;
+ * false where the program has none and the body was not walked */
+bool cg_collect_program_scope(CG *cg, const Phrase *body);
 /* the constant array holding an array literal's value */
 const char *cg_table_name(CG *cg, const Phrase *lit);
 /* every element of the array literal the same value (read as that value, no

@@ -193,7 +193,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   for (int i = 0; i < k->nparams; i++)
     kk->params[i] = param_of(cg, &k->params[i], &read_back, k->in_place && (i < k->nupdated || kparam_is_updated(k, i)));
 
-  cg_collect_program_scope(cg, k->def->body);
+  if (!cg_collect_program_scope(cg, k->def->body)) kk->shortcuts |= KIR_SHORTCUT_SCOPE;
   collect_locals(cg, k->def->body, &kk->locals);
   cg->block = &kk->body;
   gen_comm(cg, k->def->body);
