@@ -302,6 +302,10 @@ typedef struct CG {
   ReadVarsIndex read_vars;
   Vec read_occ;   /* const Binder * */
   int read_scope;      /* where in read_occ the walk's innermost command began */
+  /* the pair the walk last went through as fst's or snd's argument
+   * (barriers.c, note_reads), and where in read_occ its walk began */
+  const Phrase *pair_walked;
+  int pair_walked_at;
   bool scan_each_site; /* CodegenOptions.scan_each_site */
   bool no_shortcuts;   /* CodegenOptions.no_shortcuts */
   /* Some variable a command may read is bound to memory a barrier is

@@ -282,14 +282,48 @@ static int compare_unrolled(const char *name, const char *text, size_t len, void
   return each_imperative_kernel(name, text, len, unrolled_kernel, ctx);
 }
 
+/* p with its equal applications of type exp made one phrase (the first
+ * met, children first): parsed, each use of an element has its own copy
+ * (fst (idx E i) * snd (idx E i)), where the translation substitutes one
+ * phrase for each use of a variable (stage II: the x of fst x * snd x) */
+static Phrase *equal_applications_shared(Vec *seen, Phrase *p) {
+  switch (p->kind) {
+  case PH_VAR:
+  case PH_LIT:
+  case PH_PRIM:
+  case PH_DEF: return p;
+  case PH_LAM: p->body = equal_applications_shared(seen, p->body); return p;
+  case PH_PROJ:
+  case PH_UNOP: p->fst = equal_applications_shared(seen, p->fst); return p;
+  default:
+    p->fst = equal_applications_shared(seen, p->fst);
+    p->snd = equal_applications_shared(seen, p->snd);
+    break;
+  }
+  if (p->kind != PH_APP || !p->type || p->type->kind != PT_EXP) return p;
+  for (int i = 0; i < seen->len; i++)
+    if (phrase_alpha_equal(seen->items[i], p)) return seen->items[i];
+  vec_push(&arena, seen, p);
+  return p;
+}
+
 /* generated with the sites' reads kept from one walk and with each site's
- * command walked anew; ctx: the kernels with a barrier */
+ * command walked anew, of the def as parsed and with its equal
+ * applications one phrase as the translation makes them (a pair's two
+ * halves walked once, barriers.c); ctx: the kernels with a barrier */
 static void sites_kernel(Front *f, const char *name, const DefInfo *d, ImpKernel *k, void *with_barrier) {
   CodegenOptions kept = {0}, anew = {0};
   anew.scan_each_site = true;
   const char *text = same_both_ways(f, name, d, k, &kept, &anew, NULL, "the reads kept from one walk",
                                     "each site's walked anew");
-  if (text && strstr(text, "barrier(")) ++*(long *)with_barrier;
+  if (!text) return;
+  if (strstr(text, "barrier(")) ++*(long *)with_barrier;
+  Vec seen = {0};
+  k->def->body = equal_applications_shared(&seen, k->def->body);
+  const char *one = same_both_ways(f, name, d, k, &kept, &anew, NULL, "the reads of one phrase kept from one walk",
+                                   "each site's of one phrase walked anew");
+  CHECK(one && strcmp(one, text) == 0, "%s: %s: the equal applications made one phrase change the text", name,
+        d->name);
 }
 
 static int compare_sites(const char *name, const char *text, size_t len, void *with_barrier) {
@@ -328,31 +362,6 @@ static void vectors_kernel(Front *f, const char *name, const DefInfo *d, ImpKern
 
 static int compare_vectors(const char *name, const char *text, size_t len, void *plain) {
   return each_imperative_kernel(name, text, len, vectors_kernel, plain);
-}
-
-/* p with its equal applications of type exp made one phrase (the first
- * met, children first): parsed, each use of an element has its own copy
- * (fst (idx E i) * snd (idx E i)), where the translation substitutes one
- * phrase for each use of a variable (stage II: the x of fst x * snd x) */
-static Phrase *equal_applications_shared(Vec *seen, Phrase *p) {
-  switch (p->kind) {
-  case PH_VAR:
-  case PH_LIT:
-  case PH_PRIM:
-  case PH_DEF: return p;
-  case PH_LAM: p->body = equal_applications_shared(seen, p->body); return p;
-  case PH_PROJ:
-  case PH_UNOP: p->fst = equal_applications_shared(seen, p->fst); return p;
-  default:
-    p->fst = equal_applications_shared(seen, p->fst);
-    p->snd = equal_applications_shared(seen, p->snd);
-    break;
-  }
-  if (p->kind != PH_APP || !p->type || p->type->kind != PT_EXP) return p;
-  for (int i = 0; i < seen->len; i++)
-    if (phrase_alpha_equal(seen->items[i], p)) return seen->items[i];
-  vec_push(&arena, seen, p);
-  return p;
 }
 
 /* generated with the halves of zip elements shared and with every half
