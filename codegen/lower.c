@@ -38,7 +38,12 @@ static void compute_launch(CG *cg, const ImpKernel *k, const CodegenOptions *opt
       l->global_known[d] = true;
       l->global[d] = d < k->ndims ? k->global_size[d] : size_const(sc, 1);
     }
-    if (l->local_known[d] && l->global_known[d])
+    /* a dimension of one work-item a group has a group a work-item (the
+     * unused dimensions of every kernel of work-groups: no division) */
+    int64_t one;
+    if (l->local_known[d] && l->global_known[d] && size_const_value(l->local[d], &one) && one == 1)
+      l->groups_known[d] = true, l->groups[d] = l->global[d];
+    else if (l->local_known[d] && l->global_known[d])
       l->groups_known[d] = size_div(sc, l->global[d], l->local[d], &l->groups[d]);
   }
 }
