@@ -390,7 +390,9 @@ bad:
 
 /* ---- indices ---- */
 
-const Ix *gen_index(CG *cg, const Phrase *i) {
+/* an index that reads nothing: a constant, a size, a loop variable or a
+ * private value's variable; NULL for any other */
+static inline __attribute__((always_inline)) const Ix *known_index(CG *cg, const Phrase *i) {
   if (i->kind == PH_LIT) /* idx nbh 4, idx row (N - 1) */
     return i->lit_is_size ? ix_from_size(&cg->ix, i->lit_size) : K(cg, i->lit_int);
   if (i->kind == PH_VAR) {
@@ -398,6 +400,12 @@ const Ix *gen_index(CG *cg, const Phrase *i) {
     if (e && e->kind == ENV_INDEX) return e->ix;
     if (e && e->kind == ENV_STORAGE && e->st->kind == STORE_VALUE) return ix_var(&cg->ix, e->st->name);
   }
+  return NULL;
+}
+
+const Ix *gen_index(CG *cg, const Phrase *i) {
+  const Ix *known = known_index(cg, i);
+  if (known) return known;
   if (i->type->kind == PT_EXP) {
     /* an index read from data (a gather: idx xs (idx nbh j)): its value is
      * an atom of the index expression, in 0 <= v < n by the type idx[n]
@@ -691,6 +699,112 @@ static CExpr gen_view_map(CG *cg, const Phrase *f, const Phrase *array, const Ix
   return r;
 }
 
+/* The views whose element at path ps is their array's (s->args[0]) at
+ * the path with its leading indices rewritten (Figure 6c): the array, and
+ * that path in *next; NULL for any other primitive.  *pure is cleared
+ * where the rewrite reads (an index read from data, gen_index). */
+static inline __attribute__((always_inline)) const Phrase *index_view(CG *cg, Prim prim, const Phrase *e,
+                                                                     const Spine *s, const Step *ps,
+                                                                     const Step **next, bool *pure) {
+  const Phrase *h = s->head;
+  const Ix *i, *j;
+  const Step *rest;
+  IxCtx *x = &cg->ix;
+  switch (prim) {
+  case PRIM_IDX: {
+    const Ix *known = known_index(cg, s->args[1]);
+    if (!known) *pure = false;
+    *next = step_idx(cg, known ? known : gen_index(cg, s->args[1]), ps);
+    return s->args[0];
+  }
+  case PRIM_SPLIT: { /* Figure 6c: split n, i::j::ps -> i*n + j */
+    rest = need_idx(cg, ps, e, &i);
+    rest = need_idx(cg, rest, e, &j);
+    const Ix *k = ix_from_size(x, h->sizes[0]);
+    *next = step_idx(cg, ix_add(x, ix_mul(x, i, k), j), rest);
+    return s->args[0];
+  }
+  case PRIM_JOIN: { /* Figure 6c: join, i::ps -> i/n :: i%n */
+    rest = need_idx(cg, ps, e, &i);
+    const Ix *m = ix_from_size(x, arg_data(s, 0)->elem->size);
+    *next = step_idx(cg, ix_div(x, i, m), step_idx(cg, ix_mod(x, i, m), rest));
+    return s->args[0];
+  }
+  case PRIM_TRANSPOSE:
+    rest = need_idx(cg, ps, e, &i);
+    rest = need_idx(cg, rest, e, &j);
+    *next = step_idx(cg, j, step_idx(cg, i, rest));
+    return s->args[0];
+  case PRIM_SLIDE: { /* [n][s]: element (i, j) is i*t + j */
+    rest = need_idx(cg, ps, e, &i);
+    rest = need_idx(cg, rest, e, &j);
+    const Ix *t = ix_from_size(x, h->sizes[1]);
+    *next = step_idx(cg, ix_add(x, ix_mul(x, i, t), j), rest);
+    return s->args[0];
+  }
+  case PRIM_TAKE: *next = ps; return s->args[0];
+  case PRIM_DROP:
+    rest = need_idx(cg, ps, e, &i);
+    *next = step_idx(cg, ix_add(x, i, ix_from_size(x, h->sizes[0])), rest);
+    return s->args[0];
+  default: return NULL;
+  }
+}
+
+/* gen_exp of an index view (index_view) prim at path ps */
+static CExpr gen_index_view(CG *cg, Prim prim, const Phrase *e, const Spine *s, const Step *ps) {
+  const Step *next = NULL;
+  bool pure = true;
+  const Phrase *array = index_view(cg, prim, e, s, ps, &next, &pure);
+  return gen_exp(cg, array, next);
+}
+
+/* fst or snd (field 1 or 2) of pair, at path ps.  A pair read is most
+ * often an element of a zip reached through index views (fst x * snd x
+ * of the dot products' zipped elements): the walk of pair's views, made
+ * here view by view as gen_exp's recursion makes it, meets the zip with
+ * the field the read asked for right after the element's index, and
+ * the other half, read next with the same path after its field, is then
+ * read from the zip's other array at that index (CG.zip_element) instead
+ * of walking the same views again (issue 35: six views a read).  That
+ * holds while no binding a view's index reads has changed
+ * (CG.view_changes), no dependent row is open (which ix_from_size reads)
+ * and the walk read nothing (index_view's pure).  Where no such zip is
+ * found, the read goes on from where the walk stopped: gen_exp of the
+ * same phrase and path as the recursion would reach. */
+static CExpr gen_pair_half(CG *cg, const Phrase *pair, int field, const Step *ps) {
+  bool pure = !cg->walk_each_read && cg->ix.nrows == 0;
+  if (pure && cg->zip_element.pair == pair && cg->zip_element.after == ps && cg->zip_element.env == cg->env &&
+      cg->zip_element.views == cg->view_changes) {
+    cg->halves_shared++;
+    return gen_exp(cg, cg->zip_element.arrays[field - 1], step_idx(cg, cg->zip_element.at, ps));
+  }
+  const Step *f = step_field(cg, field, ps), *path = f;
+  const Phrase *e = pair;
+  Spine s;
+  while (e->kind == PH_APP && spine_of(cg->arena, e, &s) && s.nargs == prim_arity(s.head)) {
+    /* the zip's own rule (gen_prim_exp), the field f following the index */
+    if (s.head->prim == PRIM_ZIP && path && path->kind == STEP_IDX && path->next == f) {
+      if (pure) {
+        cg->zip_element.pair = pair;
+        cg->zip_element.after = ps;
+        cg->zip_element.env = cg->env;
+        cg->zip_element.views = cg->view_changes;
+        cg->zip_element.arrays[0] = s.args[0];
+        cg->zip_element.arrays[1] = s.args[1];
+        cg->zip_element.at = path->ix;
+      }
+      return gen_exp(cg, s.args[field - 1], step_idx(cg, path->ix, ps));
+    }
+    const Step *next;
+    const Phrase *array = index_view(cg, s.head->prim, e, &s, path, &next, &pure);
+    if (!array) break;
+    e = array;
+    path = next;
+  }
+  return gen_exp(cg, e, path);
+}
+
 static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *ps) {
   const Phrase *h = s->head;
   Prim prim = h->prim;
@@ -701,7 +815,14 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     return unsupported(cg, e->span, arena_printf(cg->arena, "a partial application of %s", prim_info[prim].name));
   DPIA_EXHAUSTIVE_BEGIN
   switch (prim) {
-  case PRIM_IDX: return gen_exp(cg, s->args[0], step_idx(cg, gen_index(cg, s->args[1]), ps));
+  /* each its own call, whose view index_view then knows */
+  case PRIM_IDX: return gen_index_view(cg, PRIM_IDX, e, s, ps);
+  case PRIM_SPLIT: return gen_index_view(cg, PRIM_SPLIT, e, s, ps);
+  case PRIM_JOIN: return gen_index_view(cg, PRIM_JOIN, e, s, ps);
+  case PRIM_TRANSPOSE: return gen_index_view(cg, PRIM_TRANSPOSE, e, s, ps);
+  case PRIM_SLIDE: return gen_index_view(cg, PRIM_SLIDE, e, s, ps);
+  case PRIM_TAKE: return gen_index_view(cg, PRIM_TAKE, e, s, ps);
+  case PRIM_DROP: return gen_index_view(cg, PRIM_DROP, e, s, ps);
   case PRIM_ZIP:
     rest = need_idx(cg, ps, e, &i);
     if (!rest || rest->kind != STEP_FIELD) return unsupported(cg, e->span, "a whole element of a zip");
@@ -719,18 +840,7 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     if (!ps || ps->kind != STEP_FIELD) return unsupported(cg, e->span, "a whole pair value");
     return gen_exp(cg, s->args[ps->n - 1], ps->next);
   case PRIM_FST:
-  case PRIM_SND: return gen_exp(cg, s->args[0], step_field(cg, prim == PRIM_FST ? 1 : 2, ps));
-  case PRIM_SPLIT: { /* Figure 6c: split n, i::j::ps -> i*n + j */
-    rest = need_idx(cg, ps, e, &i);
-    rest = need_idx(cg, rest, e, &j);
-    const Ix *k = ix_from_size(x, h->sizes[0]);
-    return gen_exp(cg, s->args[0], step_idx(cg, ix_add(x, ix_mul(x, i, k), j), rest));
-  }
-  case PRIM_JOIN: { /* Figure 6c: join, i::ps -> i/n :: i%n */
-    rest = need_idx(cg, ps, e, &i);
-    const Ix *m = ix_from_size(x, arg_data(s, 0)->elem->size);
-    return gen_exp(cg, s->args[0], step_idx(cg, ix_div(x, i, m), step_idx(cg, ix_mod(x, i, m), rest)));
-  }
+  case PRIM_SND: return gen_pair_half(cg, s->args[0], prim == PRIM_FST ? 1 : 2, ps);
   case PRIM_AS_VECTOR: {
     rest = need_idx(cg, ps, e, &i);
     int64_t k;
@@ -744,16 +854,6 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     rest = need_idx(cg, ps, e, &i);
     const Ix *k = K(cg, arg_data(s, 0)->elem->width);
     return gen_exp(cg, s->args[0], step_idx(cg, ix_div(x, i, k), step_lane(cg, ix_simplify(x, ix_mod(x, i, k)), rest)));
-  }
-  case PRIM_TRANSPOSE:
-    rest = need_idx(cg, ps, e, &i);
-    rest = need_idx(cg, rest, e, &j);
-    return gen_exp(cg, s->args[0], step_idx(cg, j, step_idx(cg, i, rest)));
-  case PRIM_SLIDE: { /* [n][s]: element (i, j) is i*t + j */
-    rest = need_idx(cg, ps, e, &i);
-    rest = need_idx(cg, rest, e, &j);
-    const Ix *t = ix_from_size(x, h->sizes[1]);
-    return gen_exp(cg, s->args[0], step_idx(cg, ix_add(x, ix_mul(x, i, t), j), rest));
   }
   case PRIM_PAD_CLAMP: {
     rest = need_idx(cg, ps, e, &i);
@@ -815,14 +915,10 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     const Ix *at = ix_add(x, ix_div(x, i, mm), ix_mul(x, ix_from_size(x, h->sizes[0]), ix_mod(x, i, mm)));
     return gen_exp(cg, s->args[0], step_idx(cg, at, rest));
   }
-  case PRIM_TAKE: return gen_exp(cg, s->args[0], ps);
   case PRIM_INDICES: /* element i of indices n is i itself: no memory */
     rest = need_idx(cg, ps, e, &i);
     if (rest) INTERNAL("a path into an index");
     return cg_ix_expr(cg, i);
-  case PRIM_DROP:
-    rest = need_idx(cg, ps, e, &i);
-    return gen_exp(cg, s->args[0], step_idx(cg, ix_add(x, i, ix_from_size(x, h->sizes[0])), rest));
   /* triangle, i::j::k::ps: field k of row i's element j, the pair
    * (xs[i], xs[i + j]) (docs/language.md section 30) */
   case PRIM_TRIANGLE:

@@ -210,6 +210,19 @@ static void note_reads(CG *cg, const Phrase *p, bool keep) {
     const Phrase *head = p;
     while (head->kind == PH_APP && n < (int)DPIA_COUNTOF(args)) args[n++] = head->snd, head = head->fst;
     if (!note_leaf_read(cg, head)) note_reads(cg, head, false);
+    /* fst x and snd x of one pair phrase x (stage II puts one phrase at
+     * each use of a variable: the element x of fst x * snd x, issue 35):
+     * walked since the innermost command began, x's variables are in
+     * its range already, and a walk again would note none */
+    if (n == 1 && head->kind == PH_PRIM && (head->prim == PRIM_FST || head->prim == PRIM_SND)) {
+      const Phrase *x = args[0];
+      if (note_leaf_read(cg, x) || (x == cg->pair_walked && cg->pair_walked_at >= cg->read_scope)) break;
+      int at = cg->read_occ.len;
+      note_reads(cg, x, true);
+      cg->pair_walked = x;
+      cg->pair_walked_at = at;
+      break;
+    }
     while (n > 0)
       if (!note_leaf_read(cg, args[--n])) note_reads(cg, args[n], true);
     break;

@@ -302,6 +302,10 @@ typedef struct CG {
   ReadVarsIndex read_vars;
   Vec read_occ;   /* const Binder * */
   int read_scope;      /* where in read_occ the walk's innermost command began */
+  /* the pair the walk last went through as fst's or snd's argument
+   * (barriers.c, note_reads), and where in read_occ its walk began */
+  const Phrase *pair_walked;
+  int pair_walked_at;
   bool scan_each_site; /* CodegenOptions.scan_each_site */
   bool no_shortcuts;   /* CodegenOptions.no_shortcuts */
   /* Some variable a command may read is bound to memory a barrier is
@@ -341,6 +345,26 @@ typedef struct CG {
    * (KirKernel.runs_made) */
   bool runs_written_out;
   int runs_made;
+  /* The environment changes by env_add, which makes a new newest entry
+   * (env), and by env_put_view and env_put_back, counted here: what a
+   * walk of views found holds while neither changes */
+  uint64_t view_changes;
+  /* The element of a zip whose half a pair's read last took (access.c,
+   * gen_pair_half): the pair phrase and the path after its field, the
+   * zip's two arrays and the element's index, found with the environment
+   * at env and view_changes, and no dependent row open (IxCtx.nrows) */
+  struct {
+    const Phrase *pair;
+    const Step *after;
+    const EnvEntry *env;
+    uint64_t views;
+    const Phrase *arrays[2];
+    const Ix *at;
+  } zip_element;
+  /* CodegenOptions.walk_each_read; the halves read from zip_element
+   * (KirKernel.halves_shared) */
+  bool walk_each_read;
+  int halves_shared;
 } CG;
 
 /* Binds b to idx E i for the generation of one view map element and
@@ -416,8 +440,9 @@ PhraseType *fn_result(PhraseType *t, int n);
 
 /* ---- consts.c: constant arrays and foreign functions (docs/language.md
  * sections 13, 14) ---- */
-/* find them in the kernel's body and name them in its outermost scope */
-void cg_collect_program_scope(CG *cg, const Phrase *body);
+/* find them in the kernel's body and name them in its outermost scope;
+ * false where the program has none and the body was not walked */
+bool cg_collect_program_scope(CG *cg, const Phrase *body);
 /* the constant array holding an array literal's value */
 const char *cg_table_name(CG *cg, const Phrase *lit);
 /* every element of the array literal the same value (read as that value, no

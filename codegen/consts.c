@@ -122,7 +122,16 @@ static void collect_scope(CG *cg, const Phrase *p) {
   }
 }
 
-void cg_collect_program_scope(CG *cg, const Phrase *body) { collect_scope(cg, body); }
+/* Every array literal and every use of a foreign function is made by the
+ * checker (check_lit.c), which notes one in TypeCtx.program_scope: a
+ * program without one has nothing to find in any kernel's body (the
+ * translation makes neither), which then is not walked (issue 35: the
+ * walk visits every node of the kernel) */
+bool cg_collect_program_scope(CG *cg, const Phrase *body) {
+  if (!cg->tc->program_scope && !cg->no_shortcuts) return false;
+  collect_scope(cg, body);
+  return true;
+}
 
 const char *cg_table_name(CG *cg, const Phrase *lit) {
   ConstTable *t = (ConstTable *)find_table(cg, lit);

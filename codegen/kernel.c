@@ -131,44 +131,6 @@ typedef struct Trips {
   Vec wg[3], loc[3], glob[3]; /* Size * trip counts per dimension */
 } Trips;
 
-static void collect_trips(KB *kb, const Phrase *p, Trips *t) {
-  switch (p->kind) {
-  case PH_SEQ:
-  case PH_PAIR: /* the sides of an if (PRIM_IF) */
-    collect_trips(kb, p->fst, t);
-    collect_trips(kb, p->snd, t);
-    return;
-  case PH_LAM: collect_trips(kb, p->body, t); return;
-  case PH_APP: {
-    Spine s;
-    if (!spine_of(kb->arena, p, &s)) return;
-    const Phrase *h = s.head;
-    Vec *v = NULL;
-    if (prim_family(h->prim) == PFAM_PARFOR) {
-      DPIA_EXHAUSTIVE_BEGIN
-      switch (prim_level(h->prim)) {
-      case PLVL_GLOBAL: v = t->glob; break;
-      case PLVL_WORKGROUP: v = t->wg; break;
-      case PLVL_LOCAL: v = t->loc; break;
-      case PLVL_NONE: /* parfor: refused by code generation */
-      case PLVL_SEQ:
-      case PLVL_PRIVATE: break;
-      }
-      DPIA_EXHAUSTIVE_END
-    }
-    if (v && s.nargs == 2) {
-      Size *n = NEW(kb->arena, Size);
-      *n = fn_param(h->type, 0)->data->size;
-      vec_push(kb->arena, &v[h->dim], n);
-    }
-    for (int i = 0; i < s.nargs; i++)
-      if (s.args[i]->kind == PH_LAM || s.args[i]->kind == PH_PAIR) collect_trips(kb, s.args[i], t);
-    return;
-  }
-  default: return;
-  }
-}
-
 /* The launch size of one dimension from the trip counts of its loops: the
  * largest when they are all constants.  Mixed with symbolic ones (whose
  * maximum is unknown), a local size takes the largest constant (a work-group
@@ -207,19 +169,41 @@ static Size choose(KB *kb, const Vec *v, bool local, const Size **collapsed) {
   return size_const(&kb->tc->sizes, best);
 }
 
-/* newLocal of symbolic size outside per-work-item code: KP_LOCAL */
-static void collect_local_params(KB *kb, const Phrase *p, bool per_item) {
+/* One walk of the body's commands (issue 35: two walks before): a
+ * newLocal of symbolic size outside per-work-item code, a KP_LOCAL
+ * parameter; and each parallel loop's trip count, by level and
+ * dimension, for the natural NDRange */
+static void collect_local_params_and_trips(KB *kb, const Phrase *p, bool per_item, Trips *trips) {
   switch (p->kind) {
   case PH_SEQ:
   case PH_PAIR: /* the sides of an if (PRIM_IF) */
-    collect_local_params(kb, p->fst, per_item);
-    collect_local_params(kb, p->snd, per_item);
+    collect_local_params_and_trips(kb, p->fst, per_item, trips);
+    collect_local_params_and_trips(kb, p->snd, per_item, trips);
     return;
-  case PH_LAM: collect_local_params(kb, p->body, per_item); return;
+  case PH_LAM: collect_local_params_and_trips(kb, p->body, per_item, trips); return;
   case PH_APP: {
     Spine s;
     if (!spine_of(kb->arena, p, &s)) return;
-    Prim pr = s.head->prim;
+    const Phrase *h = s.head;
+    Vec *v = NULL;
+    if (prim_family(h->prim) == PFAM_PARFOR) {
+      DPIA_EXHAUSTIVE_BEGIN
+      switch (prim_level(h->prim)) {
+      case PLVL_GLOBAL: v = trips->glob; break;
+      case PLVL_WORKGROUP: v = trips->wg; break;
+      case PLVL_LOCAL: v = trips->loc; break;
+      case PLVL_NONE: /* parfor: refused by code generation */
+      case PLVL_SEQ:
+      case PLVL_PRIVATE: break;
+      }
+      DPIA_EXHAUSTIVE_END
+    }
+    if (v && s.nargs == 2) {
+      Size *n = NEW(kb->arena, Size);
+      *n = fn_param(h->type, 0)->data->size;
+      vec_push(kb->arena, &v[h->dim], n);
+    }
+    Prim pr = h->prim;
     if (pr == PRIM_NEW_LOCAL && !per_item && s.nargs == 1 && s.args[0]->kind == PH_LAM) {
       DataType *t = dt_resolve(s.head->type_arg);
       Binder *b = s.args[0]->lam_binder;
@@ -239,7 +223,8 @@ static void collect_local_params(KB *kb, const Phrase *p, bool per_item) {
     }
     bool inner = per_item || prim_parfor_per_item(pr);
     for (int i = 0; i < s.nargs; i++)
-      if (s.args[i]->kind == PH_LAM || s.args[i]->kind == PH_PAIR) collect_local_params(kb, s.args[i], inner);
+      if (s.args[i]->kind == PH_LAM || s.args[i]->kind == PH_PAIR)
+        collect_local_params_and_trips(kb, s.args[i], inner, trips);
     return;
   }
   default: return;
@@ -349,7 +334,8 @@ ImpKernel *kernel_from_def(Arena *a, TypeCtx *tc, Diag *diag, const Backend *bac
       }
     }
   }
-  collect_local_params(kb, def->body, false);
+  Trips tr = {0};
+  collect_local_params_and_trips(kb, def->body, false, &tr);
   if (!kb->ok) return NULL;
 
   ImpKernel *k = NEW(a, ImpKernel);
@@ -380,9 +366,7 @@ ImpKernel *kernel_from_def(Arena *a, TypeCtx *tc, Diag *diag, const Backend *bac
     k->nupdated = nupdated;
   }
 
-  /* the natural NDRange */
-  Trips tr = {0};
-  collect_trips(kb, def->body, &tr);
+  /* the natural NDRange, of the trip counts */
   SizeCtx *sc = &tc->sizes;
   k->ndims = 1;
   for (int d = 0; d < 3; d++) {

@@ -207,6 +207,11 @@ typedef struct CodegenOptions {
    * way, which the plain vectors must agree with (tests/throughput,
    * vectors) */
   bool probe_lanes;
+  /* each half of a pair read through its whole path of views, none taken
+   * from where the other half's walk found the zip element (access.c,
+   * gen_pair_half): the general way, which the halves must agree with
+   * (tests/throughput, halves) */
+  bool walk_each_read;
 } CodegenOptions;
 
 /* codegen/opencl.c: the source of one kernel in its target's language

@@ -597,6 +597,9 @@ typedef struct KirKernel {
   /* the runs (KS_RUN) lowering made, for the tests and for
    * kir_write_out_runs (none: nothing to look for) */
   int runs_made;
+  /* the halves of pairs read from the zip element the other half's walk
+   * found (codegen/access.c, gen_pair_half), for the tests */
+  int halves_shared;
 } KirKernel;
 
 /* The shortcuts of KirKernel.shortcuts. */
@@ -606,8 +609,10 @@ typedef enum KirShortcut {
   KIR_SHORTCUT_SITES = 1u << 2,     /* the sites taken out, no barrier placed (barrier_pass.c) */
   KIR_SHORTCUT_PARTITION = 1u << 3, /* no test to decide, no walk (partition.c) */
   KIR_SHORTCUT_ROWS = 1u << 4,      /* a block reading no buffer twice not visited (pointers.c) */
+  KIR_SHORTCUT_SCOPE = 1u << 5,     /* the body not walked for array literals and foreign functions: the
+                                       program has none (TypeCtx.program_scope, consts.c) */
 } KirShortcut;
-enum { KIR_SHORTCUTS = 5 };
+enum { KIR_SHORTCUTS = 6 };
 
 /* ---- runs of steps (KS_RUN, unroll_step.c) ---- */
 

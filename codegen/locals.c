@@ -61,12 +61,14 @@ EnvEntry *env_put_view(CG *cg, const Binder *b, const Phrase *array, const Ix *i
   EnvEntry *old = env_index_get(&cg->by_binder, b);
   EnvEntry *e = NEW(cg->arena, EnvEntry);
   *e = (EnvEntry){.binder = b, .kind = ENV_VIEW, .ix = i, .acc = array};
+  cg->view_changes++;
   note_rebinding(cg, b, e);
   env_index_put(cg->arena, &cg->by_binder, b, e);
   return old;
 }
 
 void env_put_back(CG *cg, const Binder *b, EnvEntry *old) {
+  cg->view_changes++;
   note_rebinding(cg, b, old);
   env_index_put(cg->arena, &cg->by_binder, b, old);
 }

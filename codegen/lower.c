@@ -38,7 +38,12 @@ static void compute_launch(CG *cg, const ImpKernel *k, const CodegenOptions *opt
       l->global_known[d] = true;
       l->global[d] = d < k->ndims ? k->global_size[d] : size_const(sc, 1);
     }
-    if (l->local_known[d] && l->global_known[d])
+    /* a dimension of one work-item a group has a group a work-item (the
+     * unused dimensions of every kernel of work-groups: no division) */
+    int64_t one;
+    if (l->local_known[d] && l->global_known[d] && size_const_value(l->local[d], &one) && one == 1)
+      l->groups_known[d] = true, l->groups[d] = l->global[d];
+    else if (l->local_known[d] && l->global_known[d])
       l->groups_known[d] = size_div(sc, l->global[d], l->local[d], &l->groups[d]);
   }
 }
@@ -153,6 +158,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   cg->scan_each_site = opt && opt->scan_each_site;
   cg->no_shortcuts = opt && opt->no_shortcuts;
   cg->probe_lanes = opt && opt->probe_lanes;
+  cg->walk_each_read = opt && opt->walk_each_read;
   cg->where = k->def->body->span;
   ix_init(&cg->ix, a);
   cg->ix.print_expr = k->backend->print_expr;
@@ -192,7 +198,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   for (int i = 0; i < k->nparams; i++)
     kk->params[i] = param_of(cg, &k->params[i], &read_back, k->in_place && (i < k->nupdated || kparam_is_updated(k, i)));
 
-  cg_collect_program_scope(cg, k->def->body);
+  if (!cg_collect_program_scope(cg, k->def->body)) kk->shortcuts |= KIR_SHORTCUT_SCOPE;
   collect_locals(cg, k->def->body, &kk->locals);
   cg->block = &kk->body;
   gen_comm(cg, k->def->body);
@@ -201,6 +207,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   if (!cg->no_shortcuts && !cg->writes_matter) kk->shortcuts |= KIR_SHORTCUT_WRITES;
   kk->plain_vectors = cg->plain_vectors;
   kk->runs_made = cg->runs_made;
+  kk->halves_shared = cg->halves_shared;
   /* the local size the code is for, fixed when known (the barrier pass's
    * pointwise rule needs it: own_elements.c) */
   kk->reqd_local = cg->launch.local_known[0];

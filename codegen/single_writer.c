@@ -284,19 +284,23 @@ bool gen_single_writer(CG *cg, const Phrase *p) {
  * body that also writes anything else is left as it is. */
 bool gen_local_single_writer(CG *cg, const Phrase *body) {
   if (cg->group_depth == 0) return false;
-  BinderSet inner = {0};
-  Writes writes = {0};
-  if (!writes_outputs_only(cg, body, &inner, &writes) || !writes.shared) return false;
   know_launch_many(cg);
-  const KirExpr *cond = NULL;
   /* a mapGlobal's dimension (mapGlobal1 (mapWorkgroup (mapLocal ...)))
    * gives each work-item its own global id there, whatever its local id
    * (run_diff.py --derived, seed 1118 #54: local size 2 in dimension 1
-   * left the odd global ids' elements unwritten) */
+   * left the odd global ids' elements unwritten); the dimensions asked
+   * first, the body's writes only where one is left (most parforLocals
+   * distribute every dimension of more than one work-item: issue 35) */
+  unsigned item_ids = 0;
   for (int d = 0; d < 3; d++)
-    if (!((cg->local_dims | cg->global_dims) & 1u << d) && cg->launch_many.local & 1u << d)
-      cond = and_query_zero(cg, cond, KQ_LOCAL_ID, d);
-  if (!cond) return false; /* gen_single_writer guards the body's commands, group ids included */
+    if (!((cg->local_dims | cg->global_dims) & 1u << d) && cg->launch_many.local & 1u << d) item_ids |= 1u << d;
+  if (!item_ids) return false; /* gen_single_writer guards the body's commands, group ids included */
+  BinderSet inner = {0};
+  Writes writes = {0};
+  if (!writes_outputs_only(cg, body, &inner, &writes) || !writes.shared) return false;
+  const KirExpr *cond = NULL;
+  for (int d = 0; d < 3; d++)
+    if (item_ids & 1u << d) cond = and_query_zero(cg, cond, KQ_LOCAL_ID, d);
   /* the groups of a dimension no mapWorkgroup or mapGlobal around the
    * body distributes all run it too (a mapLocal beside a mapGlobal of its
    * dimension in a mapWorkgroup1, launched with several groups in

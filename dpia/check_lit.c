@@ -186,6 +186,7 @@ Phrase *elab_array(Checker *c, Env *env, const Ast *e) {
   if (!t) return NULL;
   Phrase *p = check_mk(c, PH_LIT, e->span, pt_exp(c->tc, t));
   p->lit_nelems = elems.len;
+  c->tc->program_scope = true;
   p->lit_elems = (Phrase **)elems.items;
   return p;
 }
@@ -288,6 +289,7 @@ Phrase *foreign_use(Checker *c, const Ast *e, int index, int nargs) {
   Phrase *p = check_mk(c, PH_PRIM, e->span, f->type);
   p->prim = PRIM_FOREIGN;
   p->foreign = f;
+  c->tc->program_scope = true;
   return p;
 }
 

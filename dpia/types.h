@@ -103,6 +103,12 @@ typedef struct TypeCtx {
                       nodes under any phrase it marked (normalize.c) */
   int dep_rows;    /* dependent maps' rows named so far, each a name of its
                       own in the translation (check_dep.c) */
+  bool program_scope; /* an array literal of constants or a foreign
+                         function's use was made (check_lit.c): without one,
+                         no kernel's body holds what code generation defines
+                         before the kernel (the zeros a literal of computed
+                         elements starts from are read as their value), and
+                         none is walked for it (codegen/consts.c) */
   /* common types, made once per context */
   DataType *t_int, *t_float, *t_double, *t_bool;
   PhraseType *t_comm;

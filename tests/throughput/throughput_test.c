@@ -49,12 +49,21 @@
  *             programs; some vectors must have been plain, and each of
  *             two of bench/variants.py's kernels' three
  *
+ *   halves    the halves of pairs read from the zip element the other
+ *             half's walk found (codegen/access.c, gen_pair_half) give the
+ *             text of each half read through its whole path
+ *             (CodegenOptions.walk_each_read), for every imperative def
+ *             of the given files and directories and their kernels'
+ *             programs; some halves must have been shared, and one of
+ *             each read of bench/variants.py's kernels' two
+ *
  *   subst     phrase_subst_shared (stage II's substitution, which shares
  *             what it does not change) prints as phrase_subst's copy, for
  *             every lambda of the given files' defs, and changes nothing
  *
  * usage: throughput_test emit | arena | natural FILE.dpia... | unroll FILE.dpia|DIR... | sites FILE.dpia|DIR... |
- *        shortcuts FILE.dpia|DIR... | vectors FILE.dpia|DIR... | subst FILE.dpia... */
+ *        shortcuts FILE.dpia|DIR... | vectors FILE.dpia|DIR... | halves FILE.dpia|DIR... |
+ *        subst FILE.dpia... */
 #include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
@@ -204,7 +213,7 @@ static int each_imperative_kernel(const char *name, const char *text, size_t len
 static void natural_kernel(Front *f, const char *name, const DefInfo *d, ImpKernel *k, void *ctx) {
   (void)ctx;
   CHECK(k->natural_source != NULL, "%s: %s has no dry-run text", name, d->name);
-  CodegenOptions zero = {{0}, {0}, false, NULL, NULL, false, false, false, false, false};
+  CodegenOptions zero = {{0}, {0}, false, NULL, NULL, false, false, false, false, false, false};
   Buf fresh, shortcut;
   buf_init(&fresh, &f->a);
   buf_init(&shortcut, &f->a);
@@ -212,7 +221,7 @@ static void natural_kernel(Front *f, const char *name, const DefInfo *d, ImpKern
   CHECK(ok && strcmp(fresh.data, k->natural_source) == 0 && strcmp(shortcut.data, fresh.data) == 0,
         "%s: %s: the dry run's text differs from a fresh generation", name, d->name);
   /* user launch sizes are generated afresh */
-  CodegenOptions user = {{32, 0, 0}, {0}, false, NULL, NULL, false, false, false, false, false};
+  CodegenOptions user = {{32, 0, 0}, {0}, false, NULL, NULL, false, false, false, false, false, false};
   Buf sized;
   buf_init(&sized, &f->a);
   if (codegen_kernel(&f->a, &f->tc, k, &user, &sized, NULL))
@@ -273,14 +282,48 @@ static int compare_unrolled(const char *name, const char *text, size_t len, void
   return each_imperative_kernel(name, text, len, unrolled_kernel, ctx);
 }
 
+/* p with its equal applications of type exp made one phrase (the first
+ * met, children first): parsed, each use of an element has its own copy
+ * (fst (idx E i) * snd (idx E i)), where the translation substitutes one
+ * phrase for each use of a variable (stage II: the x of fst x * snd x) */
+static Phrase *equal_applications_shared(Vec *seen, Phrase *p) {
+  switch (p->kind) {
+  case PH_VAR:
+  case PH_LIT:
+  case PH_PRIM:
+  case PH_DEF: return p;
+  case PH_LAM: p->body = equal_applications_shared(seen, p->body); return p;
+  case PH_PROJ:
+  case PH_UNOP: p->fst = equal_applications_shared(seen, p->fst); return p;
+  default:
+    p->fst = equal_applications_shared(seen, p->fst);
+    p->snd = equal_applications_shared(seen, p->snd);
+    break;
+  }
+  if (p->kind != PH_APP || !p->type || p->type->kind != PT_EXP) return p;
+  for (int i = 0; i < seen->len; i++)
+    if (phrase_alpha_equal(seen->items[i], p)) return seen->items[i];
+  vec_push(&arena, seen, p);
+  return p;
+}
+
 /* generated with the sites' reads kept from one walk and with each site's
- * command walked anew; ctx: the kernels with a barrier */
+ * command walked anew, of the def as parsed and with its equal
+ * applications one phrase as the translation makes them (a pair's two
+ * halves walked once, barriers.c); ctx: the kernels with a barrier */
 static void sites_kernel(Front *f, const char *name, const DefInfo *d, ImpKernel *k, void *with_barrier) {
   CodegenOptions kept = {0}, anew = {0};
   anew.scan_each_site = true;
   const char *text = same_both_ways(f, name, d, k, &kept, &anew, NULL, "the reads kept from one walk",
                                     "each site's walked anew");
-  if (text && strstr(text, "barrier(")) ++*(long *)with_barrier;
+  if (!text) return;
+  if (strstr(text, "barrier(")) ++*(long *)with_barrier;
+  Vec seen = {0};
+  k->def->body = equal_applications_shared(&seen, k->def->body);
+  const char *one = same_both_ways(f, name, d, k, &kept, &anew, NULL, "the reads of one phrase kept from one walk",
+                                   "each site's of one phrase walked anew");
+  CHECK(one && strcmp(one, text) == 0, "%s: %s: the equal applications made one phrase change the text", name,
+        d->name);
 }
 
 static int compare_sites(const char *name, const char *text, size_t len, void *with_barrier) {
@@ -319,6 +362,31 @@ static void vectors_kernel(Front *f, const char *name, const DefInfo *d, ImpKern
 
 static int compare_vectors(const char *name, const char *text, size_t len, void *plain) {
   return each_imperative_kernel(name, text, len, vectors_kernel, plain);
+}
+
+/* generated with the halves of zip elements shared and with every half
+ * walked through its path, of the def as parsed and with its equal
+ * applications one phrase as the translation makes them; ctx: the halves
+ * shared */
+static void halves_kernel(Front *f, const char *name, const DefInfo *d, ImpKernel *k, void *shared) {
+  CodegenOptions found = {0}, walked = {0};
+  walked.walk_each_read = true;
+  KernelFacts facts = {0};
+  const char *parsed = same_both_ways(f, name, d, k, &found, &walked, &facts, "the halves found once",
+                                      "every half walked through its path");
+  if (!parsed) return;
+  *(long *)shared += facts.kir->halves_shared;
+  Vec seen = {0};
+  k->def->body = equal_applications_shared(&seen, k->def->body);
+  const char *one = same_both_ways(f, name, d, k, &found, &walked, &facts, "the halves of one phrase found once",
+                                   "every half of one phrase walked through its path");
+  CHECK(one && strcmp(one, parsed) == 0, "%s: %s: the equal applications made one phrase change the text", name,
+        d->name);
+  if (one) *(long *)shared += facts.kir->halves_shared;
+}
+
+static int compare_halves(const char *name, const char *text, size_t len, void *shared) {
+  return each_imperative_kernel(name, text, len, halves_kernel, shared);
 }
 
 typedef int CompareFile(const char *name, const char *text, size_t len, void *ctx);
@@ -582,6 +650,44 @@ static void test_vectors(int nargs, char **args) {
   printf("%d kernels compared, %ld plain vectors\n", total, plain);
 }
 
+static void test_halves(int nargs, char **args) {
+  int files;
+  long shared = 0;
+  int total = compared_files(nargs, args, compare_halves, &shared, &files);
+  CHECK(total >= files / 2, "only %d kernels compared for %d files", total, files);
+  CHECK(shared > 0, "no half of a pair shared in %d kernels", total);
+  /* bench/variants.py's kernels: snd x of fst x * snd x from fst x's walk */
+  static const struct {
+    const char *name, *text;
+  } benchmark[] = {
+      {"v4_wg64_c64", "kernel dotVar (N: nat) (xs ys: [N]float) =\n"
+                      "  zip (asVector 4 xs) (asVector 4 ys)\n"
+                      "  |> split (64 * 64)\n"
+                      "  |> mapWorkgroup (\\zs1 ->\n"
+                      "       zs1 |> split 64\n"
+                      "           |> mapLocal (\\zs2 -> reduceSeq (\\x a -> fst x * snd x + a) 0.0 zs2))\n"
+                      "  |> join\n"
+                      "  |> asScalar\n"},
+      {"v1_wg32_c256_local",
+       "kernel dotVar (N: nat) (xs ys: [N]float) =\n"
+       "  zip xs ys\n"
+       "  |> split (256 * 32)\n"
+       "  |> mapWorkgroup (\\zs1 ->\n"
+       "       zs1 |> split 256\n"
+       "           |> toLocal (mapLocal (\\zs2 -> reduceSeq (\\x a -> fst x * snd x + a) 0.0 zs2))\n"
+       "           |> mapLocal (\\s -> s))\n"
+       "  |> join\n"},
+  };
+  for (int i = 0; i < (int)(sizeof benchmark / sizeof benchmark[0]); i++) {
+    long found = 0;
+    int kernels =
+        compared_text(benchmark[i].name, benchmark[i].text, strlen(benchmark[i].text), compare_halves, &found);
+    CHECK(kernels == 1 && found == 1, "%s: %d kernels, %ld of its halves shared (1 wanted)", benchmark[i].name,
+          kernels, found);
+  }
+  printf("%d kernels compared, %ld halves shared\n", total, shared);
+}
+
 int main(int argc, char **argv) {
   DpiaMem mem;
   dpia_mem_default(&mem);
@@ -604,10 +710,12 @@ int main(int argc, char **argv) {
     test_shortcuts(argc - 2, argv + 2);
   else if (argc >= 3 && strcmp(argv[1], "vectors") == 0)
     test_vectors(argc - 2, argv + 2);
+  else if (argc >= 3 && strcmp(argv[1], "halves") == 0)
+    test_halves(argc - 2, argv + 2);
   else {
     fprintf(stderr, "usage: throughput_test emit | arena | natural FILE.dpia... | unroll FILE.dpia|DIR... | sites "
-                    "FILE.dpia|DIR... | shortcuts FILE.dpia|DIR... | vectors FILE.dpia|DIR... | subst "
-                    "FILE.dpia...\n");
+                    "FILE.dpia|DIR... | shortcuts FILE.dpia|DIR... | vectors FILE.dpia|DIR... | halves "
+                    "FILE.dpia|DIR... | subst FILE.dpia...\n");
     return 2;
   }
   arena_free(&arena);

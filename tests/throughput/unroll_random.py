@@ -11,7 +11,11 @@ on its own must have the same text.  The generator's small constant sizes
 writes out, in places the samples do not: under guards, in loops, with
 dead bindings, with barriers.
 
-usage: unroll_random.py THROUGHPUT_TEST GEN_PY [--seed S] [--count N]
+With --mode halves, `throughput_test halves` instead: each kernel generated
+with the halves of its zip elements found once and with every half walked
+through its path must have the same text (codegen/access.c).
+
+usage: unroll_random.py THROUGHPUT_TEST GEN_PY [--seed S] [--count N] [--mode unroll|halves]
 """
 import argparse
 import importlib.util
@@ -27,6 +31,7 @@ def main():
     ap.add_argument("gen_py")
     ap.add_argument("--seed", type=int, default=50)
     ap.add_argument("--count", type=int, default=400)
+    ap.add_argument("--mode", choices=["unroll", "halves"], default="unroll")
     a = ap.parse_args()
     # the generator imported, not run once a program (400 interpreters
     # started took most of the test's time): the same programs as
@@ -40,7 +45,7 @@ def main():
             extra = ["vectors"] if i % 4 == 3 else []
             with open(os.path.join(d, f"r{i}.dpia"), "w") as f:
                 f.write(gen.generate(a.seed, i, [], extra).text + "\n")
-        run = subprocess.run([a.throughput_test, "unroll", d], capture_output=True, text=True)
+        run = subprocess.run([a.throughput_test, a.mode, d], capture_output=True, text=True)
         sys.stdout.write(run.stdout)
         sys.stderr.write(run.stderr)
         return run.returncode
