@@ -12,25 +12,7 @@
 typedef PolyWide Wide;
 __extension__ typedef unsigned __int128 UWide;
 
-/* ---- checked arithmetic ---- */
-
-int64_t poly_checked_add(PolyCtx *pc, int64_t a, int64_t b) {
-  int64_t r;
-  if (__builtin_add_overflow(a, b, &r)) {
-    pc->overflow = true;
-    return 1;
-  }
-  return r;
-}
-
-int64_t poly_checked_mul(PolyCtx *pc, int64_t a, int64_t b) {
-  int64_t r;
-  if (__builtin_mul_overflow(a, b, &r)) {
-    pc->overflow = true;
-    return 1;
-  }
-  return r;
-}
+/* ---- checked arithmetic (poly_checked_add, poly_checked_mul and poly_gcd: inline, poly.h) ---- */
 
 static bool fits_int64(Wide w) { return w >= INT64_MIN && w <= INT64_MAX; }
 
@@ -363,7 +345,7 @@ static void multiply_monomials(PolyCtx *pc, const PolyTerm *a, const PolyTerm *b
  * sort), without its copies (a split's ?n*?k; translation throughput,
  * issue 35; tests/unit/test_poly.c compares it with the general
  * product). */
-static Poly mul_terms(PolyCtx *pc, const PolyTerm *a, const PolyTerm *b) {
+static DPIA_NOINLINE Poly mul_terms(PolyCtx *pc, const PolyTerm *a, const PolyTerm *b) {
   PolyTerm *t = arena_alloc(pc->arena, sizeof(PolyTerm) + sizeof(PolyFactor) * (size_t)(a->nfactors + b->nfactors));
   PolyFactor *f = (PolyFactor *)(t + 1);
   multiply_coefficients(pc, a, b, t);
@@ -390,7 +372,7 @@ static bool is_one(const PolyTerm *t) { return t->num == 1 && t->den == 1 && t->
  * the time (a split's n*64, a launch's groups times their size;
  * translation throughput, issue 35; tests/unit/test_poly.c compares this
  * with the general product). */
-static Poly mul_by_constant(PolyCtx *pc, Poly p, const PolyTerm *k) {
+static DPIA_NOINLINE Poly mul_by_constant(PolyCtx *pc, Poly p, const PolyTerm *k) {
   if (is_one(k)) return p;
   PolyTerm *terms = poly_new_terms(pc->arena, p.nterms);
   for (int i = 0; i < p.nterms; i++) {
@@ -442,6 +424,12 @@ Poly poly_power(PolyCtx *pc, Poly a, int e) {
 bool poly_term_divide(PolyCtx *pc, const PolyTerm *t, const PolyTerm *k, PolyTerm *out) {
   ASSERT(k->num > 0 && k->den == 1 && t->den == 1);
   if (t->num % k->num != 0 || t->nfactors < k->nfactors) return false;
+  if (k->nfactors == 0) {
+    /* by a constant: t's own monomial, shared (immutable) rather than
+     * copied (translation throughput, issue 35) */
+    *out = (PolyTerm){t->num / k->num, 1, t->nfactors, t->nfactors > 0 ? t->factors : NULL};
+    return true;
+  }
   PolyFactor *rest = t->nfactors > 0 ? NEWARRAY(pc->arena, PolyFactor, t->nfactors) : NULL;
   int j = 0, n = 0;
   for (int i = 0; i < t->nfactors; i++) {

@@ -91,8 +91,22 @@ static inline void poly_ctx_init(PolyCtx *pc, Arena *arena, PolyCompare compare,
 }
 
 /* ---- checked int64 arithmetic (overflow: pc->overflow, result 1) ---- */
-int64_t poly_checked_add(PolyCtx *pc, int64_t a, int64_t b);
-int64_t poly_checked_mul(PolyCtx *pc, int64_t a, int64_t b);
+static inline int64_t poly_checked_add(PolyCtx *pc, int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) {
+    pc->overflow = true;
+    return 1;
+  }
+  return r;
+}
+static inline int64_t poly_checked_mul(PolyCtx *pc, int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) {
+    pc->overflow = true;
+    return 1;
+  }
+  return r;
+}
 /* gcd of the magnitudes; gcd(0, 0) = 0.  Fits int64 unless both operands
  * are 0 or INT64_MIN (2^63, returned as INT64_MIN). */
 static inline int64_t poly_gcd(int64_t a, int64_t b) {

@@ -1270,6 +1270,23 @@ static bool print_fraction(Buf *out, Size a, SizeSyntax syntax) {
     print_polynomial(out, a, syntax);
     return true;
   }
+  /* One term of positive exponents (N/16384, a split's rows): over its
+   * coefficient's den, size_fraction's numerator and denominator for it,
+   * printed as size_print_fraction_general prints them (neither needs
+   * parentheses: one term, and a constant divisor) without making them
+   * (translation throughput, issue 35; the same test compares). */
+  if (a.nterms == 1 && a.terms[0].den > 1) {
+    const SizeTerm *t = &a.terms[0];
+    bool positive = true;
+    for (int j = 0; j < t->nfactors; j++) positive = positive && t->factors[j].exp > 0;
+    if (positive) {
+      SizeTerm top = {t->num, 1, t->nfactors, t->factors};
+      print_polynomial(out, (Size){1, &top}, syntax);
+      buf_puts(out, division_operator(syntax));
+      print_magnitude(out, t->den);
+      return true;
+    }
+  }
   return size_print_fraction_general(out, a, syntax);
 }
 

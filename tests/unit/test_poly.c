@@ -432,6 +432,30 @@ static void test_reduce(Tester *t) {
   CHECK(narrow > 10000 && narrow < 19000); /* both ways taken */
 }
 
+/* poly_term_divide by a constant (its monomial shared, not copied) and by
+ * a term with factors: the quotient times the divisor is the term */
+static void test_term_divide(Tester *t) {
+  Rng rng = {UINT64_C(0xBF58476D1CE4E5B9)};
+  PolyCtx pc = names_ctx(t);
+  int by_constants = 0, divided = 0;
+  for (int round = 0; round < 4000; round++) {
+    PolyTerm x = term2(t, 1 + rng_below(&rng, 60), atom_names[rng_below(&rng, 2)], rng_below(&rng, 3),
+                       atom_names[2 + rng_below(&rng, 2)], rng_below(&rng, 3));
+    PolyTerm k = term2(t, 1 + rng_below(&rng, 6), atom_names[rng_below(&rng, 2)], rng_below(&rng, 2) * rng_below(&rng, 3),
+                       "N", 0);
+    by_constants += k.nfactors == 0;
+    PolyTerm q;
+    if (!poly_term_divide(&pc, &x, &k, &q)) {
+      CHECK(x.num % k.num != 0 || k.nfactors > 0);
+      continue;
+    }
+    divided++;
+    PolyTerm back = poly_term_mul(&pc, &q, &k);
+    CHECK(same_poly(poly_of_term(&pc, back), poly_of_term(&pc, x)) && q.den == 1 && !pc.overflow);
+  }
+  CHECK(by_constants > 1000 && divided > 1000);
+}
+
 int main(void) {
   UnitEnv env;
   UNIT_ENV_INIT(&env, "poly");
@@ -443,6 +467,7 @@ int main(void) {
   test_opaque(t);
   test_fast_products(t);
   test_reduce(t);
+  test_term_divide(t);
   printf("poly: %d passed, %d failed\n", t->passed, t->failed);
   arena_free(&env.arena);
   return t->failed == 0 ? 0 : 1;
