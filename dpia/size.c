@@ -579,7 +579,9 @@ bool size_mod(SizeCtx *sc, Size a, Size b, Size *out) {
 
 /* Whether two floor atoms are the same (atom_order == 0): by their parts.
  * Apart from size_eq, so that its loop needs no saved registers. */
-static bool same_floor(const SizeAtom *x, const SizeAtom *y) { return size_eq(x->den, y->den) && size_eq(x->num, y->num); }
+static bool same_floor(const SizeAtom *x, const SizeAtom *y) {
+  return size_eq(x->den, y->den) && size_eq(x->num, y->num);
+}
 
 /* The monomials and coefficients of n terms each, from the second term
  * on the part of size_eq below: a variable is the same atom by its

@@ -249,7 +249,6 @@ static void test_opaque(Tester *t) {
   CHECK(is_canonical(&pc, e) && e.nterms == 4 && !pc.overflow);
 }
 
-
 /* ---- the fast products against the general one (issue 35) ---- */
 
 typedef struct Rng {
@@ -386,8 +385,7 @@ static void test_fast_products(Tester *t) {
         pc.overflow = false;
         PolyTerm p = poly_term_mul(&pc, &a.terms[i], &b.terms[j]);
         int64_t num, den;
-        bool fits =
-            reference_product(a.terms[i].num, a.terms[i].den, b.terms[j].num, b.terms[j].den, &num, &den);
+        bool fits = reference_product(a.terms[i].num, a.terms[i].den, b.terms[j].num, b.terms[j].den, &num, &den);
         fractions += a.terms[i].den != 1 || b.terms[j].den != 1;
         bool same = fits ? !pc.overflow && p.num == num && p.den == den : pc.overflow && p.num == 1 && p.den == 1;
         record(t, same, __LINE__, "a term product's coefficient is the 128-bit product in lowest terms");
@@ -441,8 +439,8 @@ static void test_term_divide(Tester *t) {
   for (int round = 0; round < 4000; round++) {
     PolyTerm x = term2(t, 1 + rng_below(&rng, 60), atom_names[rng_below(&rng, 2)], rng_below(&rng, 3),
                        atom_names[2 + rng_below(&rng, 2)], rng_below(&rng, 3));
-    PolyTerm k = term2(t, 1 + rng_below(&rng, 6), atom_names[rng_below(&rng, 2)], rng_below(&rng, 2) * rng_below(&rng, 3),
-                       "N", 0);
+    PolyTerm k = term2(t, 1 + rng_below(&rng, 6), atom_names[rng_below(&rng, 2)],
+                       rng_below(&rng, 2) * rng_below(&rng, 3), "N", 0);
     by_constants += k.nfactors == 0;
     PolyTerm q;
     if (!poly_term_divide(&pc, &x, &k, &q)) {

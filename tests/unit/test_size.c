@@ -929,9 +929,12 @@ static Size random_size(Tester *t, Rng *r, int depth) {
   default: {
     Size a = random_size(t, r, depth - 1), out = {0, NULL};
     Size b = rng_below(r, 2) ? num(t, 2 + rng_below(r, 7)) : var(t, query_names[rng_below(r, 4)]);
-    if (choice == 6) size_ceil_div(t->sc, a, b, &out);
-    else if (choice == 7) size_floor_div(t->sc, a, b, &out);
-    else size_mod(t->sc, a, b, &out);
+    if (choice == 6)
+      size_ceil_div(t->sc, a, b, &out);
+    else if (choice == 7)
+      size_floor_div(t->sc, a, b, &out);
+    else
+      size_mod(t->sc, a, b, &out);
     return out;
   }
   }
@@ -979,7 +982,8 @@ static void test_fast_queries(Tester *t) {
     }
     Sym meta = size_first_meta(s), walked = size_first_var_where(s, is_meta_name, NULL);
     record(t, meta == walked, __LINE__, "size_first_meta is the first metavariable of the walk");
-    if (meta != walked) fprintf(stderr, "  `%s`: %s, walked %s\n", print(t, s), meta ? meta : "-", walked ? walked : "-");
+    if (meta != walked)
+      fprintf(stderr, "  `%s`: %s, walked %s\n", print(t, s), meta ? meta : "-", walked ? walked : "-");
     floors += has_floor_atom(s);
     metas += walked != NULL;
     floor_metas += walked != NULL && has_floor_atom(s);
