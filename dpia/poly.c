@@ -12,37 +12,7 @@
 typedef PolyWide Wide;
 __extension__ typedef unsigned __int128 UWide;
 
-/* ---- checked arithmetic ---- */
-
-int64_t poly_checked_add(PolyCtx *pc, int64_t a, int64_t b) {
-  int64_t r;
-  if (__builtin_add_overflow(a, b, &r)) {
-    pc->overflow = true;
-    return 1;
-  }
-  return r;
-}
-
-int64_t poly_checked_mul(PolyCtx *pc, int64_t a, int64_t b) {
-  int64_t r;
-  if (__builtin_mul_overflow(a, b, &r)) {
-    pc->overflow = true;
-    return 1;
-  }
-  return r;
-}
-
-int64_t poly_gcd(int64_t a, int64_t b) {
-  /* on magnitudes, so that INT64_MIN takes part like any other value */
-  uint64_t x = a < 0 ? (uint64_t)0 - (uint64_t)a : (uint64_t)a;
-  uint64_t y = b < 0 ? (uint64_t)0 - (uint64_t)b : (uint64_t)b;
-  while (y != 0) {
-    uint64_t r = x % y;
-    x = y;
-    y = r;
-  }
-  return (int64_t)x;
-}
+/* ---- checked arithmetic (poly_checked_add, poly_checked_mul and poly_gcd: inline, poly.h) ---- */
 
 static bool fits_int64(Wide w) { return w >= INT64_MIN && w <= INT64_MAX; }
 
@@ -59,6 +29,27 @@ static UWide wide_gcd(UWide a, UWide b) {
 
 bool poly_wide_reduce(Wide *n, Wide *d) {
   ASSERT(*d != 0);
+  /* Both in int64 but INT64_MIN (most coefficients: a product of two
+   * int64 coefficients that still fits): the same lowest terms by 64-bit
+   * division, which costs far less than 128-bit (a libgcc call per step;
+   * translation throughput, issue 35). */
+  if (*n > INT64_MIN && *n <= INT64_MAX && *d > INT64_MIN && *d <= INT64_MAX) {
+    int64_t x = (int64_t)*n, y = (int64_t)*d;
+    if (x == 0) {
+      *d = 1;
+      return true;
+    }
+    int64_t g = poly_gcd(x, y);
+    x /= g;
+    y /= g;
+    if (y < 0) {
+      x = -x;
+      y = -y;
+    }
+    *n = x;
+    *d = y;
+    return true;
+  }
   UWide mn = wide_magnitude(*n), md = wide_magnitude(*d);
   if ((mn >> 127) != 0 || (md >> 127) != 0) return false;
   if (*n == 0) {
@@ -274,7 +265,7 @@ Poly poly_add(PolyCtx *pc, Poly a, Poly b) {
 
 Poly poly_scale(PolyCtx *pc, Poly a, int64_t c) {
   if (c == 0 || a.nterms == 0) return poly_zero();
-  PolyTerm *terms = NEWARRAY(pc->arena, PolyTerm, a.nterms);
+  PolyTerm *terms = poly_new_terms(pc->arena, a.nterms);
   for (int i = 0; i < a.nterms; i++) {
     terms[i] = a.terms[i];
     if (a.terms[i].den == 1) {
@@ -289,15 +280,28 @@ Poly poly_scale(PolyCtx *pc, Poly a, int64_t c) {
 
 Poly poly_sub(PolyCtx *pc, Poly a, Poly b) { return poly_add(pc, a, poly_scale(pc, b, -1)); }
 
-/* Sets out's factors to the product of the monomials of a and b. */
-static void multiply_monomials(PolyCtx *pc, const PolyTerm *a, const PolyTerm *b, PolyTerm *out) {
-  if (a->nfactors == 0 || b->nfactors == 0) {
-    const PolyTerm *other = a->nfactors == 0 ? b : a;
-    out->nfactors = other->nfactors;
-    out->factors = other->factors;
+/* The coefficient of a product of two terms into t. */
+static inline void multiply_coefficients(PolyCtx *pc, const PolyTerm *a, const PolyTerm *b, PolyTerm *t) {
+  if (a->den == 1 && b->den == 1) {
+    t->num = poly_checked_mul(pc, a->num, b->num);
+    t->den = 1;
     return;
   }
-  PolyFactor *f = NEWARRAY(pc->arena, PolyFactor, a->nfactors + b->nfactors);
+  /* Both in lowest terms (canonical form): each numerator divided by its
+   * gcd with the other's denominator leaves the product in lowest terms,
+   * with a positive denominator, the 128-bit product's reduction exactly
+   * (N/16384 times 64; translation throughput, issue 35).  Where a part
+   * leaves int64 (or for a 0 no canonical term has), the 128-bit way. */
+  int64_t g1 = poly_gcd(a->num, b->den), g2 = poly_gcd(b->num, a->den);
+  if (a->num != 0 && b->num != 0 && !__builtin_mul_overflow(a->num / g1, b->num / g2, &t->num) &&
+      !__builtin_mul_overflow(a->den / g2, b->den / g1, &t->den))
+    return;
+  set_coefficient(pc, t, (Wide)a->num * b->num, (Wide)a->den * b->den);
+}
+
+/* The product of the monomials of a and b, both with factors, into f
+ * (room for both): how many factors it has. */
+static int merge_factors(PolyCtx *pc, const PolyTerm *a, const PolyTerm *b, PolyFactor *f) {
   int i = 0, j = 0, n = 0;
   while (i < a->nfactors && j < b->nfactors) {
     int c = poly_compare_atoms(pc, a->factors[i].atom, b->factors[j].atom);
@@ -319,25 +323,81 @@ static void multiply_monomials(PolyCtx *pc, const PolyTerm *a, const PolyTerm *b
   }
   while (i < a->nfactors) f[n++] = a->factors[i++];
   while (j < b->nfactors) f[n++] = b->factors[j++];
+  return n;
+}
+
+/* Sets out's factors to the product of the monomials of a and b. */
+static void multiply_monomials(PolyCtx *pc, const PolyTerm *a, const PolyTerm *b, PolyTerm *out) {
+  if (a->nfactors == 0 || b->nfactors == 0) {
+    const PolyTerm *other = a->nfactors == 0 ? b : a;
+    out->nfactors = other->nfactors;
+    out->factors = other->factors;
+    return;
+  }
+  PolyFactor *f = NEWARRAY(pc->arena, PolyFactor, a->nfactors + b->nfactors);
+  int n = merge_factors(pc, a, b, f);
   out->nfactors = n;
   out->factors = n > 0 ? f : NULL;
 }
 
+/* The product of two single terms with factors, the term and its factors
+ * in one allocation: poly_term_mul's term (a single product needs no
+ * sort), without its copies (a split's ?n*?k; translation throughput,
+ * issue 35; tests/unit/test_poly.c compares it with the general
+ * product). */
+static DPIA_NOINLINE Poly mul_terms(PolyCtx *pc, const PolyTerm *a, const PolyTerm *b) {
+  PolyTerm *t = arena_alloc(pc->arena, sizeof(PolyTerm) + sizeof(PolyFactor) * (size_t)(a->nfactors + b->nfactors));
+  PolyFactor *f = (PolyFactor *)(t + 1);
+  multiply_coefficients(pc, a, b, t);
+  int n = merge_factors(pc, a, b, f);
+  t->nfactors = n;
+  t->factors = n > 0 ? f : NULL;
+  return (Poly){1, t};
+}
+
 PolyTerm poly_term_mul(PolyCtx *pc, const PolyTerm *a, const PolyTerm *b) {
   PolyTerm t;
-  if (a->den == 1 && b->den == 1) {
-    t.num = poly_checked_mul(pc, a->num, b->num);
-    t.den = 1;
-  } else {
-    set_coefficient(pc, &t, (Wide)a->num * b->num, (Wide)a->den * b->den);
-  }
+  multiply_coefficients(pc, a, b, &t);
   multiply_monomials(pc, a, b, &t);
   return t;
+}
+
+static bool is_one(const PolyTerm *t) { return t->num == 1 && t->den == 1 && t->nfactors == 0; }
+
+/* p times the constant term k (no factors): each term's coefficient times
+ * k's, its monomial kept, so the terms keep their order and need no sort:
+ * the general product's terms exactly (poly_term_mul shares a monomial
+ * multiplied by a constant as it is), overflow included; and p itself for
+ * k = 1, whose products change nothing.  Sizes multiply by constants all
+ * the time (a split's n*64, a launch's groups times their size;
+ * translation throughput, issue 35; tests/unit/test_poly.c compares this
+ * with the general product). */
+static DPIA_NOINLINE Poly mul_by_constant(PolyCtx *pc, Poly p, const PolyTerm *k) {
+  if (is_one(k)) return p;
+  PolyTerm *terms = poly_new_terms(pc->arena, p.nterms);
+  for (int i = 0; i < p.nterms; i++) {
+    terms[i] = p.terms[i];
+    multiply_coefficients(pc, &p.terms[i], k, &terms[i]);
+  }
+  return (Poly){p.nterms, terms};
 }
 
 Poly poly_mul(PolyCtx *pc, Poly a, Poly b) {
   if (a.nterms == 0 || b.nterms == 0) return poly_zero();
   int n = a.nterms * b.nterms; /* both at most max_terms or products of such */
+  if (pc->max_products > 0 && n > pc->max_products) {
+    pc->overflow = true;
+    return poly_zero();
+  }
+  if (b.nterms == 1 && b.terms[0].nfactors == 0) return mul_by_constant(pc, a, &b.terms[0]);
+  if (a.nterms == 1 && a.terms[0].nfactors == 0) return mul_by_constant(pc, b, &a.terms[0]);
+  if (n == 1) return mul_terms(pc, &a.terms[0], &b.terms[0]);
+  return poly_mul_general(pc, a, b);
+}
+
+Poly poly_mul_general(PolyCtx *pc, Poly a, Poly b) {
+  if (a.nterms == 0 || b.nterms == 0) return poly_zero();
+  int n = a.nterms * b.nterms;
   if (pc->max_products > 0 && n > pc->max_products) {
     pc->overflow = true;
     return poly_zero();
@@ -364,6 +424,12 @@ Poly poly_power(PolyCtx *pc, Poly a, int e) {
 bool poly_term_divide(PolyCtx *pc, const PolyTerm *t, const PolyTerm *k, PolyTerm *out) {
   ASSERT(k->num > 0 && k->den == 1 && t->den == 1);
   if (t->num % k->num != 0 || t->nfactors < k->nfactors) return false;
+  if (k->nfactors == 0) {
+    /* by a constant: t's own monomial, shared (immutable) rather than
+     * copied (translation throughput, issue 35) */
+    *out = (PolyTerm){t->num / k->num, 1, t->nfactors, t->nfactors > 0 ? t->factors : NULL};
+    return true;
+  }
   PolyFactor *rest = t->nfactors > 0 ? NEWARRAY(pc->arena, PolyFactor, t->nfactors) : NULL;
   int j = 0, n = 0;
   for (int i = 0; i < t->nfactors; i++) {

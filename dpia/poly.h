@@ -91,11 +91,36 @@ static inline void poly_ctx_init(PolyCtx *pc, Arena *arena, PolyCompare compare,
 }
 
 /* ---- checked int64 arithmetic (overflow: pc->overflow, result 1) ---- */
-int64_t poly_checked_add(PolyCtx *pc, int64_t a, int64_t b);
-int64_t poly_checked_mul(PolyCtx *pc, int64_t a, int64_t b);
+static inline int64_t poly_checked_add(PolyCtx *pc, int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) {
+    pc->overflow = true;
+    return 1;
+  }
+  return r;
+}
+static inline int64_t poly_checked_mul(PolyCtx *pc, int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) {
+    pc->overflow = true;
+    return 1;
+  }
+  return r;
+}
 /* gcd of the magnitudes; gcd(0, 0) = 0.  Fits int64 unless both operands
  * are 0 or INT64_MIN (2^63, returned as INT64_MIN). */
-int64_t poly_gcd(int64_t a, int64_t b);
+static inline int64_t poly_gcd(int64_t a, int64_t b) {
+  /* on magnitudes, so that INT64_MIN takes part like any other value;
+   * inline: sizes and indices ask it of most coefficients they scale */
+  uint64_t x = a < 0 ? (uint64_t)0 - (uint64_t)a : (uint64_t)a;
+  uint64_t y = b < 0 ? (uint64_t)0 - (uint64_t)b : (uint64_t)b;
+  while (y != 0) {
+    uint64_t r = x % y;
+    x = y;
+    y = r;
+  }
+  return (int64_t)x;
+}
 
 /* ---- exact rationals in 128 bits (evaluation, common denominators) ---- */
 __extension__ typedef __int128 PolyWide;
@@ -127,6 +152,12 @@ int64_t poly_degree(const PolyTerm *t);
 
 /* ---- construction ---- */
 static inline Poly poly_zero(void) { return (Poly){0, NULL}; }
+/* room for n terms, zeroed: one term (most sizes) by an allocation of a
+ * constant size, which zeroes in a few stores, not by a loop
+ * (translation throughput, issue 35) */
+static inline PolyTerm *poly_new_terms(Arena *arena, int n) {
+  return n == 1 ? NEW(arena, PolyTerm) : NEWARRAY(arena, PolyTerm, n);
+}
 Poly poly_const(PolyCtx *pc, int64_t c);
 Poly poly_atom(PolyCtx *pc, PolyAtom atom);
 Poly poly_of_term(PolyCtx *pc, PolyTerm t);
@@ -139,6 +170,10 @@ Poly poly_add(PolyCtx *pc, Poly a, Poly b);
 Poly poly_sub(PolyCtx *pc, Poly a, Poly b);
 Poly poly_scale(PolyCtx *pc, Poly a, int64_t c);
 Poly poly_mul(PolyCtx *pc, Poly a, Poly b);
+/* poly_mul without its shortcut for a constant operand: every product of
+ * terms, then sorted (the same polynomial; for tests/unit/test_poly.c,
+ * which compares the two) */
+Poly poly_mul_general(PolyCtx *pc, Poly a, Poly b);
 /* a^e, e >= 0 */
 Poly poly_power(PolyCtx *pc, Poly a, int e);
 /* the product of two terms (coefficients and monomials) */

@@ -115,10 +115,11 @@ static bool mul_sizes(Arena *arena, Size a, Size b, Size *out) {
  * whose ?n is replaced). */
 static bool scale_size(Arena *arena, Size a, int64_t num, int64_t den, Size *out) {
   if (num == 0 || a.nterms == 0 || a.nterms > SIZE_MAX_TERMS) return false;
-  SizeTerm *terms = NEWARRAY(arena, SizeTerm, a.nterms);
+  SizeTerm *terms = poly_new_terms(arena, a.nterms);
   for (int i = 0; i < a.nterms; i++) {
     const SizeTerm *t = &a.terms[i];
-    int64_t g1 = poly_gcd(t->num, den), g2 = poly_gcd(num, t->den), n, d;
+    /* a gcd with 1 is 1: most coefficients and constants are integers */
+    int64_t g1 = den == 1 ? 1 : poly_gcd(t->num, den), g2 = t->den == 1 ? 1 : poly_gcd(num, t->den), n, d;
     if (__builtin_mul_overflow(t->num / g1, num / g2, &n) || __builtin_mul_overflow(t->den / g2, den / g1, &d))
       return false;
     terms[i] = (SizeTerm){n, d, t->nfactors, t->factors};
@@ -466,10 +467,13 @@ static Size overflowed(SizeCtx *sc) {
   return zero_size();
 }
 
+/* poly_const's term, made here (the checker and code generation make
+ * constants all the time; translation throughput, issue 35) */
 Size size_const(SizeCtx *sc, int64_t n) {
-  PolyCtx pc;
-  size_poly(&pc, sc->arena);
-  return poly_const(&pc, n);
+  if (n == 0) return zero_size();
+  SizeTerm *t = NEW(sc->arena, SizeTerm);
+  *t = (SizeTerm){n, 1, 0, NULL};
+  return (Size){1, t};
 }
 
 /* 1*v: poly_atom's term, its factor and the atom made in one allocation
@@ -573,21 +577,43 @@ bool size_mod(SizeCtx *sc, Size a, Size b, Size *out) {
 
 /* ---- queries ---- */
 
-bool size_eq(Size a, Size b) { return poly_eq(&by_name, a, b); }
-
-bool size_is_zero(Size a) { return a.nterms == 0; }
-
-bool size_const_value(Size a, int64_t *value) {
-  if (a.nterms == 0) {
-    *value = 0;
-    return true;
-  }
-  if (a.nterms == 1 && a.terms[0].nfactors == 0 && a.terms[0].den == 1) {
-    *value = a.terms[0].num;
-    return true;
-  }
-  return false;
+/* Whether two floor atoms are the same (atom_order == 0): by their parts.
+ * Apart from size_eq, so that its loop needs no saved registers. */
+static bool same_floor(const SizeAtom *x, const SizeAtom *y) {
+  return size_eq(x->den, y->den) && size_eq(x->num, y->num);
 }
+
+/* The monomials and coefficients of n terms each, from the second term
+ * on the part of size_eq below: a variable is the same atom by its
+ * interned name (strcmp only where the pointers differ, as atom_order),
+ * a floor atom by its parts. */
+static DPIA_NOINLINE bool same_terms(const SizeTerm *x, const SizeTerm *y, int n) {
+  for (int i = 0; i < n; i++) {
+    if (x[i].num != y[i].num || x[i].den != y[i].den || x[i].nfactors != y[i].nfactors) return false;
+    for (int j = 0; j < x[i].nfactors; j++) {
+      const SizeAtom *u = size_factor_atom(&x[i].factors[j]), *v = size_factor_atom(&y[i].factors[j]);
+      if (x[i].factors[j].exp != y[i].factors[j].exp) return false;
+      if (u == v) continue;
+      if (u->kind != v->kind) return false;
+      if (u->kind == SIZE_ATOM_VAR ? u->var != v->var && strcmp(u->var, v->var) != 0 : !same_floor(u, v)) return false;
+    }
+  }
+  return true;
+}
+
+/* poly_eq over atom_order without the call through the core's compare
+ * pointer, the first term's coefficient first: most sizes the checker
+ * compares differ at once (N/4 and 64) or are one object (translation
+ * throughput, issue 35; tests/unit/test_size.c compares it with
+ * size_eq_general) */
+bool size_eq(Size a, Size b) {
+  if (a.nterms != b.nterms) return false;
+  if (a.terms == b.terms || a.nterms == 0) return true;
+  if (a.terms[0].num != b.terms[0].num || a.terms[0].den != b.terms[0].den) return false;
+  return same_terms(a.terms, b.terms, a.nterms);
+}
+
+bool size_eq_general(Size a, Size b) { return poly_eq(&by_name, a, b); }
 
 bool size_is_polynomial(Size a) {
   for (int i = 0; i < a.nterms; i++) {
@@ -638,7 +664,7 @@ Sym size_lone_var(Size a) {
 /* find_var with the test v[0] == '?' written in, not called through a
  * pointer at every variable: the checker asks it of most sizes it zonks
  * (translation throughput) */
-Sym size_first_meta(Size a) {
+static Sym first_meta_anywhere(Size a) {
   for (int i = 0; i < a.nterms; i++) {
     for (int j = 0; j < a.terms[i].nfactors; j++) {
       const SizeAtom *x = size_factor_atom(&a.terms[i].factors[j]);
@@ -646,11 +672,30 @@ Sym size_first_meta(Size a) {
       switch (x->kind) {
       case SIZE_ATOM_VAR: found = x->var[0] == '?' ? x->var : NULL; break;
       case SIZE_ATOM_FLOOR:
-        found = size_first_meta(x->num);
-        if (!found) found = size_first_meta(x->den);
+        found = first_meta_anywhere(x->num);
+        if (!found) found = first_meta_anywhere(x->den);
         break;
       }
       if (found) return found;
+    }
+  }
+  return NULL;
+}
+
+/* The variables before the first floor atom in one loop without calls,
+ * so without saved registers (most sizes have no floor atom; translation
+ * throughput, issue 35); from a floor atom on, the walk above from the
+ * start, which meets those variables again and then looks inside. */
+Sym size_first_meta(Size a) {
+  for (int i = 0; i < a.nterms; i++) {
+    for (int j = 0; j < a.terms[i].nfactors; j++) {
+      const SizeAtom *x = size_factor_atom(&a.terms[i].factors[j]);
+      switch (x->kind) {
+      case SIZE_ATOM_VAR:
+        if (x->var[0] == '?') return x->var;
+        break;
+      case SIZE_ATOM_FLOOR: return first_meta_anywhere(a);
+      }
     }
   }
   return NULL;
@@ -1189,8 +1234,11 @@ bool size_fraction(Arena *arena, Size a, Size *numerator, Size *denominator) {
     bool positive = t->num != 0;
     for (int j = 0; j < t->nfactors; j++) positive = positive && t->factors[j].exp > 0;
     if (positive) {
-      *denominator = single_term(arena, (SizeTerm){t->den, 1, 0, NULL});
-      *numerator = single_term(arena, (SizeTerm){t->num, 1, t->nfactors, t->factors});
+      SizeTerm *both = NEWARRAY(arena, SizeTerm, 2); /* one allocation */
+      both[0] = (SizeTerm){t->den, 1, 0, NULL};
+      both[1] = (SizeTerm){t->num, 1, t->nfactors, t->factors};
+      *denominator = (Size){1, &both[0]};
+      *numerator = (Size){1, &both[1]};
       return true;
     }
   }
@@ -1223,6 +1271,23 @@ static bool print_fraction(Buf *out, Size a, SizeSyntax syntax) {
   if (size_is_polynomial(a)) {
     print_polynomial(out, a, syntax);
     return true;
+  }
+  /* One term of positive exponents (N/16384, a split's rows): over its
+   * coefficient's den, size_fraction's numerator and denominator for it,
+   * printed as size_print_fraction_general prints them (neither needs
+   * parentheses: one term, and a constant divisor) without making them
+   * (translation throughput, issue 35; the same test compares). */
+  if (a.nterms == 1 && a.terms[0].den > 1) {
+    const SizeTerm *t = &a.terms[0];
+    bool positive = true;
+    for (int j = 0; j < t->nfactors; j++) positive = positive && t->factors[j].exp > 0;
+    if (positive) {
+      SizeTerm top = {t->num, 1, t->nfactors, t->factors};
+      print_polynomial(out, (Size){1, &top}, syntax);
+      buf_puts(out, division_operator(syntax));
+      print_magnitude(out, t->den);
+      return true;
+    }
   }
   return size_print_fraction_general(out, a, syntax);
 }

@@ -249,6 +249,211 @@ static void test_opaque(Tester *t) {
   CHECK(is_canonical(&pc, e) && e.nterms == 4 && !pc.overflow);
 }
 
+/* ---- the fast products against the general one (issue 35) ---- */
+
+typedef struct Rng {
+  uint64_t state;
+} Rng;
+
+static uint64_t rng_next(Rng *r) {
+  /* xorshift64* */
+  r->state ^= r->state >> 12;
+  r->state ^= r->state << 25;
+  r->state ^= r->state >> 27;
+  return r->state * UINT64_C(2685821657736338717);
+}
+
+static int64_t rng_below(Rng *r, int64_t n) { return (int64_t)(rng_next(r) % (uint64_t)n); }
+
+/* a coefficient: mostly small, sometimes near the ends of int64 (where the
+ * int64 ways must give way to 128 bits or report overflow) */
+static int64_t random_magnitude(Rng *r) {
+  switch (rng_below(r, 8)) {
+  case 0: return INT64_MAX - rng_below(r, 4);
+  case 1: return ((int64_t)1 << 32) + rng_below(r, 64);
+  case 2: return ((int64_t)1 << 62) / (1 + rng_below(r, 6));
+  default: return 1 + rng_below(r, 96);
+  }
+}
+
+/* num/den in lowest terms, den > 0 (a quarter of them integers but
+ * INT64_MIN now and then) */
+static void random_coefficient(Rng *r, int64_t *num, int64_t *den) {
+  int64_t n = random_magnitude(r), d = rng_below(r, 4) == 0 ? random_magnitude(r) : 1;
+  if (rng_below(r, 3) == 0) n = -n;
+  if (rng_below(r, 40) == 0) n = INT64_MIN, d = rng_below(r, 2) ? 1 : 3;
+  int64_t g = poly_gcd(n, d);
+  *num = n == INT64_MIN && g == 1 ? n : n / g;
+  *den = d / g;
+}
+
+static const char *const atom_names[] = {"A", "B", "C", "N"};
+
+/* a canonical polynomial of up to 4 terms over four names, exponents in
+ * -2..3, through poly_normalise */
+static Poly random_poly(Tester *t, PolyCtx *pc, Rng *r) {
+  int n = (int)rng_below(r, 5);
+  PolyTerm *terms = NEWARRAY(t->arena, PolyTerm, n > 0 ? n : 1);
+  for (int i = 0; i < n; i++) {
+    PolyFactor *f = NEWARRAY(t->arena, PolyFactor, 4);
+    int nf = 0;
+    for (int v = 0; v < 4; v++) {
+      int64_t e = rng_below(r, 6) - 2;
+      if (e != 0 && rng_below(r, 2)) f[nf++] = (PolyFactor){{intern_cstr(t->names, atom_names[v])}, e};
+    }
+    random_coefficient(r, &terms[i].num, &terms[i].den);
+    terms[i].nfactors = nf;
+    terms[i].factors = nf > 0 ? f : NULL;
+  }
+  return poly_normalise(pc, terms, n);
+}
+
+/* the same terms, coefficient by coefficient and factor by factor */
+static bool same_poly(Poly a, Poly b) {
+  if (a.nterms != b.nterms) return false;
+  for (int i = 0; i < a.nterms; i++) {
+    const PolyTerm *x = &a.terms[i], *y = &b.terms[i];
+    if (x->num != y->num || x->den != y->den || x->nfactors != y->nfactors) return false;
+    for (int j = 0; j < x->nfactors; j++)
+      if (x->factors[j].atom != y->factors[j].atom || x->factors[j].exp != y->factors[j].exp) return false;
+  }
+  return true;
+}
+
+__extension__ typedef unsigned __int128 UWide;
+
+/* n/d in lowest terms with d > 0 by 128-bit division alone (d != 0, no
+ * magnitude of 2^127), as the core reduced every coefficient before */
+static void reference_reduce(PolyWide *n, PolyWide *d) {
+  UWide x = *n < 0 ? -(UWide)*n : (UWide)*n, y = *d < 0 ? -(UWide)*d : (UWide)*d;
+  while (y != 0) {
+    UWide rest = x % y;
+    x = y;
+    y = rest;
+  }
+  if (*n == 0) {
+    *d = 1;
+    return;
+  }
+  PolyWide sign = *d < 0 ? -1 : 1;
+  *n = *n / (PolyWide)x * sign;
+  *d = *d / (PolyWide)x * sign;
+}
+
+/* the product of two coefficients so reduced: false where it leaves int64 */
+static bool reference_product(int64_t an, int64_t ad, int64_t bn, int64_t bd, int64_t *num, int64_t *den) {
+  PolyWide n = (PolyWide)an * bn, d = (PolyWide)ad * bd;
+  reference_reduce(&n, &d);
+  if (n < INT64_MIN || n > INT64_MAX || d > INT64_MAX) return false;
+  *num = (int64_t)n;
+  *den = (int64_t)d;
+  return true;
+}
+
+/* poly_mul (a constant operand scaled, two single terms in one
+ * allocation) against poly_mul_general, overflow included; every term
+ * product's coefficient against the 128-bit reduction; over names and
+ * over opaque atoms */
+static void test_fast_products(Tester *t) {
+  Rng rng = {UINT64_C(0x2545F4914F6CDD1D)};
+  int constants = 0, singles = 0, overflows = 0, fractions = 0;
+  for (int round = 0; round < 6000; round++) {
+    PolyCtx pc = names_ctx(t);
+    Poly a = random_poly(t, &pc, &rng), b = random_poly(t, &pc, &rng);
+    if (rng_below(&rng, 3) == 0 && a.nterms > 0) {
+      /* a constant or a single term, the fast paths' operands */
+      PolyTerm k = a.terms[0];
+      if (rng_below(&rng, 2)) k.nfactors = 0, k.factors = NULL;
+      if (rng_below(&rng, 8) == 0) k.num = k.den = 1;
+      a = poly_of_term(&pc, k);
+    }
+    if (rng_below(&rng, 3) == 0 && b.nterms > 1) b.nterms = 1;
+    if (pc.overflow) continue; /* made by normalise: not a product's */
+    constants += (a.nterms == 1 && a.terms[0].nfactors == 0) || (b.nterms == 1 && b.terms[0].nfactors == 0);
+    singles += a.nterms == 1 && b.nterms == 1 && a.terms[0].nfactors > 0 && b.terms[0].nfactors > 0;
+    Poly fast = poly_mul(&pc, a, b);
+    bool fast_overflow = pc.overflow;
+    pc.overflow = false;
+    Poly general = poly_mul_general(&pc, a, b);
+    bool general_overflow = pc.overflow;
+    overflows += general_overflow;
+    bool ok = fast_overflow == general_overflow && same_poly(fast, general) && is_canonical(&pc, fast);
+    record(t, ok, __LINE__, "poly_mul is poly_mul_general's product");
+    if (!ok) fprintf(stderr, "  round %d: %d x %d terms\n", round, a.nterms, b.nterms);
+    for (int i = 0; i < a.nterms && i < 2; i++)
+      for (int j = 0; j < b.nterms && j < 2; j++) {
+        pc.overflow = false;
+        PolyTerm p = poly_term_mul(&pc, &a.terms[i], &b.terms[j]);
+        int64_t num, den;
+        bool fits = reference_product(a.terms[i].num, a.terms[i].den, b.terms[j].num, b.terms[j].den, &num, &den);
+        fractions += a.terms[i].den != 1 || b.terms[j].den != 1;
+        bool same = fits ? !pc.overflow && p.num == num && p.den == den : pc.overflow && p.num == 1 && p.den == 1;
+        record(t, same, __LINE__, "a term product's coefficient is the 128-bit product in lowest terms");
+        if (!same)
+          fprintf(stderr, "  %lld/%lld * %lld/%lld = %lld/%lld\n", (long long)a.terms[i].num, (long long)a.terms[i].den,
+                  (long long)b.terms[j].num, (long long)b.terms[j].den, (long long)p.num, (long long)p.den);
+      }
+  }
+  /* the generator must reach every path */
+  CHECK(constants > 1000 && singles > 300 && overflows > 100 && fractions > 3000);
+  /* opaque atoms, in the caller's order */
+  int calls = 0;
+  Opaque atoms[4] = {{1}, {2}, {3}, {4}};
+  for (int round = 0; round < 500; round++) {
+    PolyCtx pc;
+    poly_ctx_init(&pc, t->arena, compare_opaque, equal_opaque, &calls, INT64_MAX, 64);
+    Poly a = poly_mul(&pc, poly_atom(&pc, &atoms[rng_below(&rng, 4)]), poly_const(&pc, 1 + rng_below(&rng, 9)));
+    Poly b = poly_atom(&pc, &atoms[rng_below(&rng, 4)]);
+    if (rng_below(&rng, 2)) b = poly_add(&pc, b, poly_const(&pc, rng_below(&rng, 5)));
+    CHECK(same_poly(poly_mul(&pc, a, b), poly_mul_general(&pc, a, b)) && !pc.overflow);
+  }
+}
+
+/* poly_wide_reduce's int64 way against the 128-bit one: coefficients
+ * times a common factor, either sign of denominator, and 0 */
+static void test_reduce(Tester *t) {
+  Rng rng = {UINT64_C(0x9E3779B97F4A7C15)};
+  int narrow = 0;
+  for (int round = 0; round < 20000; round++) {
+    int64_t n0, d0;
+    random_coefficient(&rng, &n0, &d0);
+    int64_t k = rng_below(&rng, 4) == 0 ? random_magnitude(&rng) : 1 + rng_below(&rng, 12);
+    PolyWide n = (PolyWide)n0 * k, d = (PolyWide)d0 * k * (rng_below(&rng, 4) == 0 ? -1 : 1);
+    if (rng_below(&rng, 30) == 0) n = 0;
+    narrow += n > INT64_MIN && n <= INT64_MAX && d > INT64_MIN && d <= INT64_MAX;
+    PolyWide rn = n, rd = d;
+    reference_reduce(&rn, &rd);
+    bool ok = poly_wide_reduce(&n, &d) && n == rn && d == rd && d > 0;
+    record(t, ok, __LINE__, "poly_wide_reduce gives the lowest terms with a positive denominator");
+    if (!ok) fprintf(stderr, "  %lld/%lld * %lld\n", (long long)n0, (long long)d0, (long long)k);
+  }
+  CHECK(narrow > 10000 && narrow < 19000); /* both ways taken */
+}
+
+/* poly_term_divide by a constant (its monomial shared, not copied) and by
+ * a term with factors: the quotient times the divisor is the term */
+static void test_term_divide(Tester *t) {
+  Rng rng = {UINT64_C(0xBF58476D1CE4E5B9)};
+  PolyCtx pc = names_ctx(t);
+  int by_constants = 0, divided = 0;
+  for (int round = 0; round < 4000; round++) {
+    PolyTerm x = term2(t, 1 + rng_below(&rng, 60), atom_names[rng_below(&rng, 2)], rng_below(&rng, 3),
+                       atom_names[2 + rng_below(&rng, 2)], rng_below(&rng, 3));
+    PolyTerm k = term2(t, 1 + rng_below(&rng, 6), atom_names[rng_below(&rng, 2)],
+                       rng_below(&rng, 2) * rng_below(&rng, 3), "N", 0);
+    by_constants += k.nfactors == 0;
+    PolyTerm q;
+    if (!poly_term_divide(&pc, &x, &k, &q)) {
+      CHECK(x.num % k.num != 0 || k.nfactors > 0);
+      continue;
+    }
+    divided++;
+    PolyTerm back = poly_term_mul(&pc, &q, &k);
+    CHECK(same_poly(poly_of_term(&pc, back), poly_of_term(&pc, x)) && q.den == 1 && !pc.overflow);
+  }
+  CHECK(by_constants > 1000 && divided > 1000);
+}
+
 int main(void) {
   UnitEnv env;
   UNIT_ENV_INIT(&env, "poly");
@@ -258,6 +463,9 @@ int main(void) {
   test_equality(t);
   test_overflow(t);
   test_opaque(t);
+  test_fast_products(t);
+  test_reduce(t);
+  test_term_divide(t);
   printf("poly: %d passed, %d failed\n", t->passed, t->failed);
   arena_free(&env.arena);
   return t->failed == 0 ? 0 : 1;

@@ -911,6 +911,88 @@ static void test_always_divisible(Tester *t) {
   CHECK(!size_always_divisible(t->arena, mul(t, num(t, 2), ceil_of(t, n, num(t, 4))), 2));
 }
 
+/* ---- size_eq and size_first_meta against the general walks (issue 35) ---- */
+
+static const char *const query_names[] = {"N", "M", "?a", "?b"};
+
+/* a random size over two parameters and two metavariables, with floor
+ * atoms (ceil, floor, %) inside sums and products */
+static Size random_size(Tester *t, Rng *r, int depth) {
+  int choice = depth <= 0 ? rng_below(r, 2) : rng_below(r, 9);
+  switch (choice) {
+  case 0: return num(t, rng_below(r, 12) - 3);
+  case 1: return var(t, query_names[rng_below(r, 4)]);
+  case 2: return add(t, random_size(t, r, depth - 1), random_size(t, r, depth - 1));
+  case 3: return sub(t, random_size(t, r, depth - 1), random_size(t, r, depth - 1));
+  case 4: return mul(t, random_size(t, r, depth - 1), random_size(t, r, depth - 1));
+  case 5: return divide(t, random_size(t, r, depth - 1), num(t, 1 + rng_below(r, 6)));
+  default: {
+    Size a = random_size(t, r, depth - 1), out = {0, NULL};
+    Size b = rng_below(r, 2) ? num(t, 2 + rng_below(r, 7)) : var(t, query_names[rng_below(r, 4)]);
+    if (choice == 6)
+      size_ceil_div(t->sc, a, b, &out);
+    else if (choice == 7)
+      size_floor_div(t->sc, a, b, &out);
+    else
+      size_mod(t->sc, a, b, &out);
+    return out;
+  }
+  }
+}
+
+static bool is_meta_name(const void *user, Sym v) {
+  (void)user;
+  return v[0] == '?';
+}
+
+static bool has_floor_atom(Size a) {
+  for (int i = 0; i < a.nterms; i++)
+    for (int j = 0; j < a.terms[i].nfactors; j++)
+      if (size_factor_atom(&a.terms[i].factors[j])->kind == SIZE_ATOM_FLOOR) return true;
+  return false;
+}
+
+/* size_eq (the coefficients first, atoms compared in place) against
+ * size_eq_general (poly_eq over the atom order), on pairs of random sizes
+ * and on a size made twice from the same random choices (equal, other
+ * objects); size_first_meta (its loop before the first floor atom)
+ * against size_first_var_where's walk */
+static void test_fast_queries(Tester *t) {
+  Rng rng = {UINT64_C(0xD1B54A32D192ED03)};
+  enum { POOL = 64 };
+  Size pool[POOL];
+  int npool = 0, equal_pairs = 0, floors = 0, metas = 0, floor_metas = 0;
+  for (int round = 0; round < 4000; round++) {
+    int depth = 1 + rng_below(&rng, 3);
+    Rng again = rng;
+    Size s = random_size(t, &rng, depth);
+    Size twin = random_size(t, &again, depth);
+    if (t->sc->overflow) {
+      t->sc->overflow = false;
+      continue;
+    }
+    bool ok = size_eq(s, twin) && size_eq_general(s, twin) && (s.nterms == 0 || s.terms != twin.terms);
+    record(t, ok, __LINE__, "a size made twice alike is equal to itself");
+    for (int k = 0; k < 8 && npool > 0; k++) {
+      Size other = pool[rng_below(&rng, npool)];
+      bool eq = size_eq(s, other), general = size_eq_general(s, other);
+      equal_pairs += general;
+      record(t, eq == general, __LINE__, "size_eq is size_eq_general");
+      if (eq != general) fprintf(stderr, "  `%s` vs `%s`\n", print(t, s), print(t, other));
+    }
+    Sym meta = size_first_meta(s), walked = size_first_var_where(s, is_meta_name, NULL);
+    record(t, meta == walked, __LINE__, "size_first_meta is the first metavariable of the walk");
+    if (meta != walked)
+      fprintf(stderr, "  `%s`: %s, walked %s\n", print(t, s), meta ? meta : "-", walked ? walked : "-");
+    floors += has_floor_atom(s);
+    metas += walked != NULL;
+    floor_metas += walked != NULL && has_floor_atom(s);
+    pool[npool < POOL ? npool++ : rng_below(&rng, POOL)] = s;
+  }
+  /* every path reached */
+  CHECK(equal_pairs > 200 && floors > 500 && metas > 1000 && floor_metas > 200);
+}
+
 int main(void) {
   DpiaMem mem;
   jmp_buf on_oom;
@@ -940,6 +1022,7 @@ int main(void) {
   test_overflow(t);
   test_properties(t);
   test_always_divisible(t);
+  test_fast_queries(t);
 
   printf("size: %d passed, %d failed\n", t->passed, t->failed);
   arena_free(&arena);
