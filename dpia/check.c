@@ -460,7 +460,10 @@ static void reduce_order_note(Checker *c, const Phrase *fn, const Ast *arg, cons
   if (want->kind != PT_FN || want->fst->kind != PT_EXP || !want->snd || want->snd->kind != PT_FN ||
       want->snd->fst->kind != PT_EXP)
     return;
-  DataType *elem = dt_resolve(want->fst->data), *acc = dt_resolve(want->snd->fst->data);
+  /* zonked: a solved metavariable is no unknown (and the shortcut,
+   * check_instance.c, makes the same types without one) */
+  DataType *elem = dt_resolve(zonk_data_type(c, want->fst->data));
+  DataType *acc = dt_resolve(zonk_data_type(c, want->snd->fst->data));
   /* types that could be the same: the order does not matter to the types */
   if (dt_has_unknowns(elem) || dt_equal(elem, acc)) return;
   if (acc->kind == DT_META &&
@@ -494,7 +497,8 @@ static Phrase *apply_spine(Checker *c, Env *env, Phrase *fn, Arg *args, int narg
       Span at = args[i].ast ? args[i].ast->span : args[i].ready->span;
       if (i == 0)
         check_error(c, ERR_BAD_APPLICATION, at, "this is applied to an argument, but it %s %s, which is not a function",
-                    pt_has_unknowns(fn->type) ? "is" : "has type", check_describe(c, fn->type));
+                    pt_has_unknowns(zonk_phrase_type(c, fn->type)) ? "is" : "has type",
+                    check_describe(c, fn->type));
       else
         check_error(c, ERR_BAD_APPLICATION, at, "too many arguments: the function takes %d here", i);
       return NULL;
@@ -721,6 +725,11 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
     check_error(c, ERR_TOO_DEEP, e->span, "expression nested too deeply");
     c->depth--;
     return NULL;
+  }
+  Phrase *matched; /* a view of what is known (check_instance.c) */
+  if (check_shortcut(c, env, e, want, &matched)) {
+    c->depth--;
+    return matched;
   }
   Arg *args = NEWARRAY(c->arena, Arg, nargs);
   const Ast *a = e;

@@ -194,6 +194,14 @@ const char *check_name_use(const Checker *c, const char *name);
 /* a use of foreign declaration index given nargs arguments */
 Phrase *foreign_use(Checker *c, const Ast *e, int index, int nargs);
 
+/* ---- check_instance.c ---- */
+
+/* e (an application, want as elab_app has it) elaborated by the shortcut
+ * when it is a view applied to views and variables of known types: true
+ * and *out the phrase (NULL after an error of want), or false, with
+ * nothing done, for elab_app's general path */
+bool check_shortcut(Checker *c, Env *env, const Ast *e, PhraseType *want, Phrase **out);
+
 /* ---- check_dep.c ---- */
 
 /* depMapSeq f xs and its levels (docs/language.md section 30), xs
@@ -245,6 +253,45 @@ PhraseType *prim_type(Checker *c, const Phrase *p, Span span);
 PhraseType *prim_type_walked(Checker *c, const Phrase *p, Span span);
 bool prim_type_has_recipe(Prim prim);
 
+/* The shortcut (check_instance.c): a primitive's instance matched against
+ * its arguments' types where they are known (no metavariable in them),
+ * instead of made of fresh metavariables and unified with them.  What the
+ * general path leaves behind is made the same: the metavariables it would
+ * make are counted (so that those made after are numbered as before), the
+ * requirements it would record are recorded in its order (a positive
+ * static size at the instance, each implicit size natural where the
+ * argument fixes it), and the type is the general path's zonk.  Each step
+ * answers false, with nothing recorded but what the caller takes back
+ * (requirements, metavariables counted), where the general path would
+ * do anything else: an error, a size equation it postpones, a constraint
+ * left pending. */
+enum { INSTANCE_MAX_ARGS = 4, INSTANCE_MAX_SLOTS = 12 };
+struct Recipe;
+struct PrimSig;
+typedef struct InstanceMatch {
+  const struct PrimSig *sig;
+  const struct Recipe *recipe;
+  Span span;
+  int nslots, nargs;
+  Size size[INSTANCE_MAX_SLOTS];
+  DataType *data[INSTANCE_MAX_SLOTS];
+  bool solved[INSTANCE_MAX_SLOTS];
+  MetaClass cls[INSTANCE_MAX_SLOTS];
+} InstanceMatch;
+/* prim with its static sizes, applied to nargs arguments, at span (the
+ * primitive's): false if the shortcut does not cover it, else its
+ * metavariables counted and its instance's requirements recorded */
+bool instance_begin(Checker *c, Prim prim, const Size *sizes, int nargs, Span span, InstanceMatch *m);
+/* whether the next parameter matches the known type arg, recording the
+ * requirements its sizes make */
+bool instance_arg(Checker *c, InstanceMatch *m, DataType *arg);
+/* the instance's type, the parameters the arguments' types: NULL where a
+ * constraint would not settle */
+PhraseType *instance_end(Checker *c, InstanceMatch *m, DataType *const *args);
+/* does prim's signature defer a constraint that its own application
+ * settles (asVector's vector)? */
+bool instance_defers(Prim prim);
+
 /* ---- unify.c ---- */
 
 /* A namer for the types of one message (types.h), avoiding the names of
@@ -270,6 +317,8 @@ bool unify_sizes(Checker *c, Size a, Size b, Span span);
 bool expect_type(Checker *c, Span span, PhraseType *want, PhraseType *have, const char *ctx);
 /* t with solved metavariables replaced: a new type where t has any */
 PhraseType *zonk_phrase_type(Checker *c, PhraseType *t);
+/* the same of a data type */
+DataType *zonk_data_type(Checker *c, DataType *t);
 /* the same replaced in t itself, and t returned (a copy only after a size
  * overflowed): the final zonk of a checked declaration (finish_decl),
  * whose types are no longer unified; for tests/unit test_zonk, which

@@ -103,6 +103,9 @@ typedef struct TypeCtx {
                       nodes under any phrase it marked (normalize.c) */
   int dep_rows;    /* dependent maps' rows named so far, each a name of its
                       own in the translation (check_dep.c) */
+  /* the checker elaborates no application by its shortcut
+   * (check_instance.c; DpiaOptions.debug_no_shortcuts) */
+  bool no_shortcuts;
   /* common types, made once per context */
   DataType *t_int, *t_float, *t_double, *t_bool;
   PhraseType *t_comm;
