@@ -727,7 +727,7 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
     return NULL;
   }
   Phrase *matched; /* a view of what is known (check_instance.c) */
-  if (check_shortcut(c, env, e, want, &matched)) {
+  if (head->kind == AST_PRIM && check_shortcut_prim(head->prim) && check_shortcut(c, env, e, want, &matched)) {
     c->depth--;
     return matched;
   }

@@ -26,14 +26,6 @@
  * elaborates the application as before, messages and all. */
 #include "check_int.h"
 
-/* the views elab_app applies with no case of its own (not idx, whose
- * index is checked as a size, nor depJoin, whose result is computed) */
-static bool shortcut_prim(Prim p) {
-  const PrimInfo *info = &prim_info[p];
-  return info->family == PFAM_VIEW && (info->flags & PF_FUNC) && !info->takes_type && p != PRIM_DEP_JOIN &&
-         p != PRIM_LANE;
-}
-
 /* A static size written after a view, as conv_size makes it, where that
  * records nothing (a constant, a nat parameter, + and * of them): false
  * for anything else (a loop's index, a difference or quotient, which
@@ -83,6 +75,20 @@ static Phrase *known_var(Checker *c, Env *env, const Ast *e, DataType **type) {
   return p;
 }
 
+/* whether each argument could be matched: a variable, or an application
+ * of a view (checked before anything is made or recorded, as most
+ * applications that are not matched are not for this) */
+static bool plain_args(const Ast *e) {
+  for (; e->kind == AST_APP; e = e->lhs) {
+    const Ast *a = e->rhs;
+    if (a->kind == AST_VAR) continue;
+    if (a->kind != AST_APP) return false;
+    while (a->kind == AST_APP) a = a->lhs;
+    if (a->kind != AST_PRIM || !check_shortcut_prim(a->prim)) return false;
+  }
+  return true;
+}
+
 /* The application e at nesting level (elab_app's depth beyond the
  * caller's), elaborated by matching, with a ground type; NULL where the
  * shortcut does not apply (what it recorded is taken back by
@@ -93,7 +99,9 @@ static Phrase *matched_app(Checker *c, Env *env, const Ast *e, int level, int ro
   int nargs = 0;
   const Ast *head = e;
   for (; head->kind == AST_APP; head = head->lhs) nargs++;
-  if (head->kind != AST_PRIM || nargs > INSTANCE_MAX_ARGS || !shortcut_prim(head->prim) || level >= room) return NULL;
+  if (head->kind != AST_PRIM || nargs > INSTANCE_MAX_ARGS || !check_shortcut_prim(head->prim) || level >= room ||
+      !instance_covers(head->prim, nargs) || !plain_args(e))
+    return NULL;
   const Ast *a = e;
   for (int i = nargs - 1; i >= 0; i--, a = a->lhs) {
     args[i] = a->rhs;
@@ -157,7 +165,7 @@ static bool deferred_waiting(const Checker *c) {
 bool check_shortcut(Checker *c, Env *env, const Ast *e, PhraseType *want, Phrase **out) {
   const Ast *head = e;
   while (head->kind == AST_APP) head = head->lhs;
-  if (head->kind != AST_PRIM || c->tc->no_shortcuts || !shortcut_prim(head->prim)) return false;
+  if (head->kind != AST_PRIM || c->tc->no_shortcuts || !check_shortcut_prim(head->prim)) return false;
   /* unify_size says nothing more after an error; asVector's vector is
    * made at its own wake, after its type has met want (a class of want
    * could refuse it there, with that wake's message) */

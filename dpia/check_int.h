@@ -201,6 +201,14 @@ Phrase *foreign_use(Checker *c, const Ast *e, int index, int nargs);
  * and *out the phrase (NULL after an error of want), or false, with
  * nothing done, for elab_app's general path */
 bool check_shortcut(Checker *c, Env *env, const Ast *e, PhraseType *want, Phrase **out);
+/* the views it may match: those elab_app applies with no case of its own
+ * (not idx, whose index is checked as a size, nor depJoin, whose result
+ * is computed); inline, as elab_app asks at every application */
+static inline bool check_shortcut_prim(Prim p) {
+  const PrimInfo *info = &prim_info[p];
+  return info->family == PFAM_VIEW && (info->flags & PF_FUNC) && !info->takes_type && p != PRIM_DEP_JOIN &&
+         p != PRIM_LANE;
+}
 
 /* ---- check_dep.c ---- */
 
@@ -282,6 +290,9 @@ typedef struct InstanceMatch {
  * primitive's): false if the shortcut does not cover it, else its
  * metavariables counted and its instance's requirements recorded */
 bool instance_begin(Checker *c, Prim prim, const Size *sizes, int nargs, Span span, InstanceMatch *m);
+/* whether instance_begin could cover prim applied to nargs arguments
+ * (its static sizes aside) */
+bool instance_covers(Prim prim, int nargs);
 /* whether the next parameter matches the known type arg, recording the
  * requirements its sizes make */
 bool instance_arg(Checker *c, InstanceMatch *m, DataType *arg);

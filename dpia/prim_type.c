@@ -995,6 +995,11 @@ bool instance_defers(Prim prim) {
   return false;
 }
 
+bool instance_covers(Prim prim, int nargs) {
+  const Recipe *r = prim_signature(prim)->recipe;
+  return r && r->matchable && r->nparams == nargs;
+}
+
 bool instance_begin(Checker *c, Prim prim, const Size *sizes, int nargs, Span span, InstanceMatch *m) {
   const PrimSig *sig = prim_signature(prim);
   const Recipe *r = sig->recipe;
