@@ -94,7 +94,7 @@ static PhraseType *not_stored(Checker *c, const Decl *d, Span span, PhraseType *
   check_error(c, ERR_DEPENDENT_ARRAY_STORED, span,
               "a %s's %s cannot hold a dependent array (%s): dpia does not store dependent arrays; depJoin "
               "stores the rows of one packed, one after another (docs/language.md section 30.2)",
-              d->is_kernel ? "kernel" : "pipeline", what, tn_phrase(&tn, t));
+              d->is_kernel ? "kernel" : "pipeline", what, tn_phrase(&tn, zonk_phrase_type(c, t)));
   return NULL;
 }
 
