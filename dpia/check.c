@@ -766,8 +766,11 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
     fn = template >= 0 ? template_use(c, head, template, NULL, arg0->type)
                        : elab_lambda(c, env, head, pt_fn(c->tc, arg0->type, NULL));
   } else {
-    int foreign = foreign_named(c, env, head);
-    fn = foreign >= 0 ? foreign_use(c, head, foreign, nargs) : infer(c, env, head);
+    int foreign = foreign_named(c, env, head), at = -1; /* an argument check_partial elaborated */
+    Phrase *ready = NULL;
+    fn = foreign >= 0 ? foreign_use(c, head, foreign, nargs) : check_partial(c, env, e, &at, &ready);
+    if (at >= 0) args[at].ready = ready, args[at].ast = NULL;
+    else if (foreign < 0) fn = infer(c, env, head);
     if (fn && fn->kind == PH_PRIM && prim_builds_vector(fn->prim) && nargs != prim_arity_of(fn->prim)) {
       /* float4 a b c d takes exactly its lanes (docs/language.md section 11) */
       int w = prim_arity_of(fn->prim);

@@ -119,6 +119,7 @@ static Phrase *matched_app(Checker *c, Env *env, const Ast *e, int level, int ro
     if (!(info->flags & PF_ZERO_SIZES) && size_const_value(fn->sizes[i], &v) && v < 1) return NULL;
   }
   InstanceMatch m;
+  m.partial = false;
   if (!instance_begin(c, fn->prim, fn->sizes, nargs, head->span, &m)) return NULL;
   Phrase *elab[INSTANCE_MAX_ARGS];
   DataType *types[INSTANCE_MAX_ARGS];
@@ -188,4 +189,101 @@ bool check_shortcut(Checker *c, Env *env, const Ast *e, PhraseType *want, Phrase
   wake_deferred(c);
   *out = p;
   return true;
+}
+
+/* a number literal (or its negation): elaborated by apply_spine, it
+ * records no requirement and makes one metavariable */
+static bool number_literal(const Ast *e) {
+  const Ast *num = e->kind == AST_NEG ? e->lhs : e;
+  return num->kind == AST_INT || num->kind == AST_FLOAT;
+}
+
+/* the primitives taking functions that elab_app applies with no case of
+ * its own (not a dependent map, whose function gets a row's type) */
+static bool partial_prim(Prim p) {
+  const PrimInfo *info = &prim_info[p];
+  switch (info->family) {
+  case PFAM_MAP: return p != PRIM_DEP_MAP_SEQ && p != PRIM_DEP_MAP_GLOBAL && p != PRIM_DEP_MAP_WORKGROUP;
+  case PFAM_REDUCE:
+  case PFAM_SCAN:
+  case PFAM_MEMORY: return (info->flags & PF_FUNC) && !info->takes_type;
+  default: return false;
+  }
+}
+
+Phrase *check_partial(Checker *c, Env *env, const Ast *e, int *at, Phrase **ready) {
+  const Ast *args[INSTANCE_MAX_ARGS];
+  int nargs = 0;
+  const Ast *head = e;
+  for (; head->kind == AST_APP; head = head->lhs) nargs++;
+  bool late[INSTANCE_MAX_ARGS];
+  if (head->kind != AST_PRIM || c->tc->no_shortcuts || nargs > INSTANCE_MAX_ARGS || !partial_prim(head->prim) ||
+      !instance_partial(head->prim, nargs, late))
+    return NULL;
+  const Ast *a = e;
+  for (int i = nargs - 1; i >= 0; i--, a = a->lhs) args[i] = a->rhs;
+  /* the last value, elaborated here: the values before it (apply_spine
+   * elaborates them before it) only number literals, and then it a
+   * variable, so that nothing is recorded or numbered out of order */
+  int k = nargs - 1;
+  while (k >= 0 && late[k]) k--;
+  if (k < 0) return NULL;
+  bool before = false;
+  for (int i = 0; i < k; i++) {
+    if (late[i]) continue;
+    if (!number_literal(args[i])) return NULL;
+    before = true;
+  }
+  const Ast *x = args[k];
+  bool app = x->kind == AST_APP;
+  if (app) {
+    const Ast *h = x;
+    while (h->kind == AST_APP) h = h->lhs;
+    if (before || h->kind != AST_PRIM || !check_shortcut_prim(h->prim) || !plain_args(x)) return NULL;
+  } else if (x->kind != AST_VAR) {
+    return NULL;
+  }
+  /* as check_shortcut, for the argument matched as it would be there */
+  if (c->failed || c->tc->sizes.overflow || (app && !deferred_waiting(c))) return NULL;
+  int nreqs = c->reqs.len, nsize_metas = c->size_metas.len, next_meta = c->tc->next_meta;
+  int room = diag_depth_limit(c->diag, DPIA_MAX_NESTING * 4) - c->depth;
+  /* elab_prim's phrase */
+  const PrimInfo *info = &prim_info[head->prim];
+  Phrase *fn = check_mk(c, PH_PRIM, head->span, NULL);
+  fn->prim = head->prim;
+  fn->dim = head->dim;
+  fn->volatile_new = head->volatile_new;
+  bool ok = true;
+  for (int i = 0; i < info->nsizes && ok; i++) {
+    int64_t v;
+    ok = plain_size(c, env, head->sizes[i], &fn->sizes[i]) &&
+         !(!(info->flags & PF_ZERO_SIZES) && size_const_value(fn->sizes[i], &v) && v < 1);
+  }
+  InstanceMatch m;
+  m.partial = true;
+  DataType *types[INSTANCE_MAX_ARGS] = {0};
+  Phrase *elab = NULL;
+  if (ok && instance_begin(c, fn->prim, fn->sizes, nargs, head->span, &m)) {
+    if (app) {
+      elab = matched_app(c, env, x, 1, room);
+      types[k] = elab ? elab->type->data : NULL;
+    } else if (1 < room) {
+      elab = known_var(c, env, x, &types[k]);
+    }
+    if (elab && instance_arg_at(c, &m, k, types[k]) && !c->tc->sizes.overflow)
+      fn->type = instance_end(c, &m, types);
+  }
+  if (!fn->type) {
+    c->reqs.len = nreqs;
+    c->size_metas.len = nsize_metas;
+    c->tc->next_meta = next_meta;
+    c->tc->sizes.overflow = false;
+    return NULL;
+  }
+  /* the rest of the argument's apply_spine: its type met the parameter,
+   * then the wake */
+  if (app) wake_deferred(c);
+  *at = k;
+  *ready = elab;
+  return fn;
 }

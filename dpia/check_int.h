@@ -201,6 +201,13 @@ Phrase *foreign_use(Checker *c, const Ast *e, int index, int nargs);
  * and *out the phrase (NULL after an error of want), or false, with
  * nothing done, for elab_app's general path */
 bool check_shortcut(Checker *c, Env *env, const Ast *e, PhraseType *want, Phrase **out);
+/* fn applied to e's arguments where fn takes functions (a map, a
+ * reduction, toLocal, ...) and its last value is a variable of known
+ * type or such a view: fn's instance matched against it, a metavariable
+ * for each data name it does not fix (the functions' results), that
+ * argument elaborated (*ready, argument *at) and its requirements
+ * recorded; NULL, with nothing done, for elab_app's general path */
+Phrase *check_partial(Checker *c, Env *env, const Ast *e, int *at, Phrase **ready);
 /* the views it may match: those elab_app applies with no case of its own
  * (not idx, whose index is checked as a size, nor depJoin, whose result
  * is computed); inline, as elab_app asks at every application */
@@ -279,8 +286,10 @@ struct PrimSig;
 typedef struct InstanceMatch {
   const struct PrimSig *sig;
   const struct Recipe *recipe;
+  bool partial; /* set by the caller: a primitive that takes functions */
   Span span;
   int nslots, nargs;
+  int base_meta, nclass; /* the data metavariables' numbers before it, its class ones */
   Size size[INSTANCE_MAX_SLOTS];
   DataType *data[INSTANCE_MAX_SLOTS];
   bool solved[INSTANCE_MAX_SLOTS];
@@ -293,6 +302,14 @@ bool instance_begin(Checker *c, Prim prim, const Size *sizes, int nargs, Span sp
 /* whether instance_begin could cover prim applied to nargs arguments
  * (its static sizes aside) */
 bool instance_covers(Prim prim, int nargs);
+/* A partial instance (InstanceMatch.partial): prim takes functions, late[i]
+ * says which of its nargs parameters (returns nargs; 0 where it is not
+ * covered); instance_arg_at matches value parameter i, and instance_end
+ * (args[i] NULL for a value not matched, its type made of the names)
+ * makes a metavariable for each data name not fixed (an unfixed size
+ * fails) */
+int instance_partial(Prim prim, int nargs, bool *late);
+bool instance_arg_at(Checker *c, InstanceMatch *m, int i, DataType *arg);
 /* whether the next parameter matches the known type arg, recording the
  * requirements its sizes make */
 bool instance_arg(Checker *c, InstanceMatch *m, DataType *arg);

@@ -437,9 +437,16 @@ struct Recipe {
    * decides and its static arguments are sizes) */
   int nslots, nfresh_sizes;
   bool matchable;
+  /* partial: some parameters are functions (late: their arguments are
+   * checked after the values'), no constraints: instance_begin matches
+   * the values' parameters the caller chooses and makes metavariables
+   * for the names they do not fix (instance_end) */
+  bool partial;
   int nparams;
-  Ref params[INSTANCE_MAX_ARGS], result;
+  Ref params[INSTANCE_MAX_ARGS], result; /* a value's data, a late one's phrase type */
+  bool late[INSTANCE_MAX_ARGS];
   bool passive[INSTANCE_MAX_ARGS]; /* the arrow after parameter i is ->p */
+  bool slot_is_size[SIG_MAX_NAMES];
 };
 
 /* the names as the walk binds them, and the parts written so far, while a
@@ -610,16 +617,23 @@ static void recipe_matchable(Recipe *r, const RecipeNode *phrases, const PrimSig
   }
   Ref t = r->root;
   r->nparams = 0;
+  int nlate = 0;
   while (t.kind == REF_NODE && (phrases[t.index].kind == PT_FN || phrases[t.index].kind == PT_FN_P)) {
     const RecipeNode *fn = &phrases[t.index];
-    if (r->nparams == INSTANCE_MAX_ARGS || fn->a.kind != REF_NODE || phrases[fn->a.index].kind != PT_EXP) return;
+    if (r->nparams == INSTANCE_MAX_ARGS || fn->a.kind != REF_NODE) return;
+    int kind = phrases[fn->a.index].kind;
+    bool late = kind == PT_FN || kind == PT_FN_P;
+    if (!late && kind != PT_EXP) return;
+    nlate += late;
+    r->late[r->nparams] = late;
     r->passive[r->nparams] = fn->kind == PT_FN_P;
-    r->params[r->nparams++] = phrases[fn->a.index].a;
+    r->params[r->nparams++] = late ? fn->a : phrases[fn->a.index].a;
     t = fn->b;
   }
   if (r->nparams == 0 || t.kind != REF_NODE || phrases[t.index].kind != PT_EXP) return;
   r->result = phrases[t.index].a;
-  r->matchable = true;
+  r->matchable = nlate == 0;
+  r->partial = nlate > 0 && sig->nclauses == 0;
 }
 
 /* The recipe of a signature, in the table's arena, or NULL where the walk
@@ -664,6 +678,7 @@ static const Recipe *write_recipe(Arena *a, Prim prim, const PrimSig *sig) {
   }
   if (!w.ok) return NULL;
   w.r->nslots = w.nnames;
+  for (int i = 0; i < w.nnames; i++) w.r->slot_is_size[i] = w.is_size[i];
   for (int i = 0; i < w.r->nsizes; i++) w.r->nfresh_sizes += w.sizes[i].kind == RS_FRESH;
   recipe_matchable(w.r, w.phrases, sig, prim);
   w.r->sizes = arena_dup(a, w.sizes, sizeof(RecipeSize) * (size_t)w.r->nsizes);
@@ -1000,15 +1015,23 @@ bool instance_covers(Prim prim, int nargs) {
   return r && r->matchable && r->nparams == nargs;
 }
 
+int instance_partial(Prim prim, int nargs, bool *late) {
+  const Recipe *r = prim_signature(prim)->recipe;
+  if (!r || !r->partial || r->nparams != nargs) return 0;
+  for (int i = 0; i < nargs; i++) late[i] = r->late[i];
+  return nargs;
+}
+
 bool instance_begin(Checker *c, Prim prim, const Size *sizes, int nargs, Span span, InstanceMatch *m) {
   const PrimSig *sig = prim_signature(prim);
   const Recipe *r = sig->recipe;
-  if (!r || !r->matchable || r->nparams != nargs) return false;
+  if (!r || !(m->partial ? r->partial : r->matchable) || r->nparams != nargs) return false;
   m->sig = sig;
   m->recipe = r;
   m->span = span;
   m->nslots = r->nslots;
   m->nargs = 0;
+  m->base_meta = c->tc->next_meta;
   int n = 0;
   for (; n < sig->nstatics; n++) {
     m->size[n] = sizes[n];
@@ -1037,6 +1060,7 @@ bool instance_begin(Checker *c, Prim prim, const Size *sizes, int nargs, Span sp
    * general path numbers them (fresh_size_meta; dt_meta) */
   for (int i = 0; i < r->nfresh_sizes; i++) vec_push(c->arena, &c->size_metas, NULL);
   c->tc->next_meta += nclass + r->nfresh_data;
+  m->nclass = nclass;
   /* cook's requirements (record_clause): a positive static size */
   for (int i = 0; i < sig->nclauses; i++)
     if (sig->clauses[i].kind == CL_POSITIVE)
@@ -1153,6 +1177,10 @@ bool instance_arg(Checker *c, InstanceMatch *m, DataType *arg) {
   return m->nargs < m->recipe->nparams && match_data(c, m, m->recipe->params[m->nargs++], arg);
 }
 
+bool instance_arg_at(Checker *c, InstanceMatch *m, int i, DataType *arg) {
+  return !m->recipe->late[i] && match_data(c, m, m->recipe->params[i], arg);
+}
+
 /* the result's part r of the names' values, marked ground (it has no
  * metavariable) as the zonk marks it */
 static DataType *made_data(Checker *c, const InstanceMatch *m, Ref r) {
@@ -1179,7 +1207,10 @@ static DataType *made_data(Checker *c, const InstanceMatch *m, Ref r) {
     case DT_VAR:
     case DT_META: INTERNAL("a recipe's data node is not a compound");
     }
-    t->ground = true;
+    /* a partial instance's names not fixed are metavariables (in no size:
+     * every size name is fixed) */
+    t->ground = !m->partial || (t->kind == DT_PAIR ? t->fst->ground && t->snd->ground
+                                                    : t->kind == DT_IDX || t->elem->ground);
     return t;
   }
   case REF_COMM: break;
@@ -1187,9 +1218,36 @@ static DataType *made_data(Checker *c, const InstanceMatch *m, Ref r) {
   INTERNAL("a recipe's data type is a phrase type");
 }
 
+/* a late parameter's phrase type r of the names' values */
+static PhraseType *made_phrase(Checker *c, const InstanceMatch *m, Ref r) {
+  TypeCtx *tc = c->tc;
+  if (r.kind == REF_COMM) return tc->t_comm;
+  const RecipeNode *n = &m->recipe->phrases[r.index];
+  PhraseType *t, *a, *b;
+  switch ((PhraseKind)n->kind) {
+  case PT_EXP:
+  case PT_ACC: {
+    DataType *d = made_data(c, m, n->a);
+    t = n->kind == PT_EXP ? pt_exp(tc, d) : pt_acc(tc, d);
+    t->ground = d->ground;
+    return t;
+  }
+  case PT_WITH:
+  case PT_FN:
+  case PT_FN_P:
+    a = made_phrase(c, m, n->a);
+    b = made_phrase(c, m, n->b);
+    t = n->kind == PT_WITH ? pt_with(tc, a, b) : n->kind == PT_FN ? pt_fn(tc, a, b) : pt_fn_p(tc, a, b);
+    t->ground = a->ground && b->ground;
+    return t;
+  case PT_COMM: break;
+  }
+  INTERNAL("a recipe's phrase node is comm");
+}
+
 PhraseType *instance_end(Checker *c, InstanceMatch *m, DataType *const *args) {
   const Recipe *r = m->recipe;
-  if (m->nargs != r->nparams) return NULL;
+  if (!m->partial && m->nargs != r->nparams) return NULL;
   /* a vector of its scalar at its static width (wake_deferred's
    * DEFER_VECTOR_OF with the scalar and the width known: asVector's) */
   const PrimSig *sig = m->sig;
@@ -1208,16 +1266,42 @@ PhraseType *instance_end(Checker *c, InstanceMatch *m, DataType *const *args) {
       m->solved[k[0]] = true;
     }
   }
+  /* a partial instance's sizes all fixed by the values it matched; its
+   * data names not fixed become cook's metavariables, numbered as cook
+   * numbers them (after its class metavariables, in the order of
+   * fresh_data), made last, where nothing can fail any more */
   for (int s = 0; s < m->nslots; s++)
-    if (!m->solved[s]) return NULL;
+    if (!m->solved[s] && (!m->partial || r->slot_is_size[s])) return NULL;
   TypeCtx *tc = c->tc;
-  PhraseType *t = pt_exp(tc, made_data(c, m, r->result));
-  t->ground = true;
+  if (m->partial) {
+    int after = tc->next_meta;
+    for (int j = 0; j < r->nfresh_data; j++) {
+      int s = r->fresh_data[j];
+      if (m->solved[s]) continue;
+      tc->next_meta = m->base_meta + m->nclass + j;
+      m->data[s] = dt_meta(tc, MC_ANY, m->span);
+      m->solved[s] = true;
+    }
+    tc->next_meta = after;
+  }
+  DataType *result = made_data(c, m, r->result);
+  PhraseType *t = pt_exp(tc, result);
+  t->ground = result->ground;
   for (int i = r->nparams - 1; i >= 0; i--) {
-    PhraseType *param = pt_exp(tc, args[i]);
-    param->ground = true;
-    t = r->passive[i] ? pt_fn_p(tc, param, t) : pt_fn(tc, param, t);
-    t->ground = true;
+    PhraseType *param;
+    if (r->late[i]) {
+      param = made_phrase(c, m, r->params[i]);
+    } else if (args[i]) {
+      param = pt_exp(tc, args[i]);
+      param->ground = true;
+    } else { /* a value the caller leaves to apply_spine (reduce's initial value) */
+      DataType *d = made_data(c, m, r->params[i]);
+      param = pt_exp(tc, d);
+      param->ground = d->ground;
+    }
+    PhraseType *fn = r->passive[i] ? pt_fn_p(tc, param, t) : pt_fn(tc, param, t);
+    fn->ground = param->ground && t->ground;
+    t = fn;
   }
   return t;
 }
