@@ -497,8 +497,7 @@ static Phrase *apply_spine(Checker *c, Env *env, Phrase *fn, Arg *args, int narg
       Span at = args[i].ast ? args[i].ast->span : args[i].ready->span;
       if (i == 0)
         check_error(c, ERR_BAD_APPLICATION, at, "this is applied to an argument, but it %s %s, which is not a function",
-                    pt_has_unknowns(zonk_phrase_type(c, fn->type)) ? "is" : "has type",
-                    check_describe(c, fn->type));
+                    pt_has_unknowns(zonk_phrase_type(c, fn->type)) ? "is" : "has type", check_describe(c, fn->type));
       else
         check_error(c, ERR_BAD_APPLICATION, at, "too many arguments: the function takes %d here", i);
       return NULL;
@@ -769,8 +768,8 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
     int foreign = foreign_named(c, env, head), at = -1; /* an argument check_partial elaborated */
     Phrase *ready = NULL;
     fn = foreign >= 0 ? foreign_use(c, head, foreign, nargs) : check_partial(c, env, e, &at, &ready);
-    if (at >= 0) args[at].ready = ready, args[at].ast = NULL;
-    else if (foreign < 0) fn = infer(c, env, head);
+    if (foreign < 0 && at < 0) fn = infer(c, env, head);
+    if (at >= 0) args[at] = (Arg){.ready = ready, .app_span = args[at].app_span};
     if (fn && fn->kind == PH_PRIM && prim_builds_vector(fn->prim) && nargs != prim_arity_of(fn->prim)) {
       /* float4 a b c d takes exactly its lanes (docs/language.md section 11) */
       int w = prim_arity_of(fn->prim);

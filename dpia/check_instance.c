@@ -170,8 +170,7 @@ bool check_shortcut(Checker *c, Env *env, const Ast *e, PhraseType *want, Phrase
   /* unify_size says nothing more after an error; asVector's vector is
    * made at its own wake, after its type has met want (a class of want
    * could refuse it there, with that wake's message) */
-  if (c->failed || c->tc->sizes.overflow || (want && instance_defers(head->prim)) || !deferred_waiting(c))
-    return false;
+  if (c->failed || c->tc->sizes.overflow || (want && instance_defers(head->prim)) || !deferred_waiting(c)) return false;
   int nreqs = c->reqs.len, nsize_metas = c->size_metas.len, next_meta = c->tc->next_meta;
   /* elab_app counts a level for each application below e, infer one more
    * for a variable: no deeper than its limit (e's own level counted) */
@@ -270,8 +269,7 @@ Phrase *check_partial(Checker *c, Env *env, const Ast *e, int *at, Phrase **read
     } else if (1 < room) {
       elab = known_var(c, env, x, &types[k]);
     }
-    if (elab && instance_arg_at(c, &m, k, types[k]) && !c->tc->sizes.overflow)
-      fn->type = instance_end(c, &m, types);
+    if (elab && instance_arg_at(c, &m, k, types[k]) && !c->tc->sizes.overflow) fn->type = instance_end(c, &m, types);
   }
   if (!fn->type) {
     c->reqs.len = nreqs;

@@ -1209,8 +1209,8 @@ static DataType *made_data(Checker *c, const InstanceMatch *m, Ref r) {
     }
     /* a partial instance's names not fixed are metavariables (in no size:
      * every size name is fixed) */
-    t->ground = !m->partial || (t->kind == DT_PAIR ? t->fst->ground && t->snd->ground
-                                                    : t->kind == DT_IDX || t->elem->ground);
+    t->ground =
+        !m->partial || (t->kind == DT_PAIR ? t->fst->ground && t->snd->ground : t->kind == DT_IDX || t->elem->ground);
     return t;
   }
   case REF_COMM: break;
