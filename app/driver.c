@@ -929,6 +929,7 @@ static int process(const Target *target, const char *name, const char *text, siz
   diag_init(&c->diag, c->arena);
   c->diag.depth_scale = depth_scale;
   type_ctx_init(&c->tc, c->arena);
+  c->tc.no_shortcuts = opt->debug_no_shortcuts != 0;
   /* NUL-terminated: tune and explore run points on src.text as a C string (app/explore.c, search_run) */
   source_init_lazy(&c->src, c->arena, arena_strndup(c->arena, name, strlen(name)), arena_strndup(c->arena, text, len), len);
   buf_init(&c->out, c->arena);

@@ -541,6 +541,12 @@ static const char *relative_name(const char *path, char *buf, size_t n) {
   return buf;
 }
 
+/* the checker's test of its shortcut (DpiaOptions.debug_no_shortcuts) */
+static int debug_no_shortcuts(void) {
+  const char *off = getenv("DPIA_DEBUG_NO_SHORTCUTS");
+  return off && *off && strcmp(off, "0") != 0;
+}
+
 static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own) {
   DpiaOptions opt;
   dpia_options_init(&opt);
@@ -550,6 +556,7 @@ static int run_command_in(const Command *cmd, int argc, char **argv, Owned *own)
    * barriers it leaves out (DpiaOptions.debug_drop_barriers) */
   const char *drop = getenv("DPIA_DEBUG_DROP_BARRIERS");
   opt.debug_drop_barriers = drop && *drop && strcmp(drop, "0") != 0;
+  opt.debug_no_shortcuts = debug_no_shortcuts();
   const char *file = NULL, *out_path = NULL;
   bool translate = cmd->action != DPIA_CHECK;
   bool run = cmd->action == DPIA_RUN;
@@ -786,6 +793,7 @@ static int batch_command(int argc, char **argv) {
   DpiaOptions opt;
   dpia_options_init(&opt);
   opt.verify = 1;
+  opt.debug_no_shortcuts = debug_no_shortcuts();
   for (int i = 0; i < argc; i++) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       fputs(batch_help, stdout);

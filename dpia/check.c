@@ -94,7 +94,7 @@ static PhraseType *not_stored(Checker *c, const Decl *d, Span span, PhraseType *
   check_error(c, ERR_DEPENDENT_ARRAY_STORED, span,
               "a %s's %s cannot hold a dependent array (%s): dpia does not store dependent arrays; depJoin "
               "stores the rows of one packed, one after another (docs/language.md section 30.2)",
-              d->is_kernel ? "kernel" : "pipeline", what, tn_phrase(&tn, t));
+              d->is_kernel ? "kernel" : "pipeline", what, tn_phrase(&tn, zonk_phrase_type(c, t)));
   return NULL;
 }
 
@@ -460,7 +460,10 @@ static void reduce_order_note(Checker *c, const Phrase *fn, const Ast *arg, cons
   if (want->kind != PT_FN || want->fst->kind != PT_EXP || !want->snd || want->snd->kind != PT_FN ||
       want->snd->fst->kind != PT_EXP)
     return;
-  DataType *elem = dt_resolve(want->fst->data), *acc = dt_resolve(want->snd->fst->data);
+  /* zonked: a solved metavariable is no unknown (and the shortcut,
+   * check_instance.c, makes the same types without one) */
+  DataType *elem = dt_resolve(zonk_data_type(c, want->fst->data));
+  DataType *acc = dt_resolve(zonk_data_type(c, want->snd->fst->data));
   /* types that could be the same: the order does not matter to the types */
   if (dt_has_unknowns(elem) || dt_equal(elem, acc)) return;
   if (acc->kind == DT_META &&
@@ -494,7 +497,7 @@ static Phrase *apply_spine(Checker *c, Env *env, Phrase *fn, Arg *args, int narg
       Span at = args[i].ast ? args[i].ast->span : args[i].ready->span;
       if (i == 0)
         check_error(c, ERR_BAD_APPLICATION, at, "this is applied to an argument, but it %s %s, which is not a function",
-                    pt_has_unknowns(fn->type) ? "is" : "has type", check_describe(c, fn->type));
+                    pt_has_unknowns(zonk_phrase_type(c, fn->type)) ? "is" : "has type", check_describe(c, fn->type));
       else
         check_error(c, ERR_BAD_APPLICATION, at, "too many arguments: the function takes %d here", i);
       return NULL;
@@ -722,6 +725,11 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
     c->depth--;
     return NULL;
   }
+  Phrase *matched; /* a view of what is known (check_instance.c) */
+  if (head->kind == AST_PRIM && check_shortcut_prim(head->prim) && check_shortcut(c, env, e, want, &matched)) {
+    c->depth--;
+    return matched;
+  }
   Arg *args = NEWARRAY(c->arena, Arg, nargs);
   const Ast *a = e;
   for (int i = nargs - 1; i >= 0; i--) {
@@ -757,8 +765,11 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
     fn = template >= 0 ? template_use(c, head, template, NULL, arg0->type)
                        : elab_lambda(c, env, head, pt_fn(c->tc, arg0->type, NULL));
   } else {
-    int foreign = foreign_named(c, env, head);
-    fn = foreign >= 0 ? foreign_use(c, head, foreign, nargs) : infer(c, env, head);
+    int foreign = foreign_named(c, env, head), at = -1; /* an argument check_partial elaborated */
+    Phrase *ready = NULL;
+    fn = foreign >= 0 ? foreign_use(c, head, foreign, nargs) : check_partial(c, env, e, &at, &ready);
+    if (foreign < 0 && at < 0) fn = infer(c, env, head);
+    if (at >= 0) args[at] = (Arg){.ready = ready, .app_span = args[at].app_span};
     if (fn && fn->kind == PH_PRIM && prim_builds_vector(fn->prim) && nargs != prim_arity_of(fn->prim)) {
       /* float4 a b c d takes exactly its lanes (docs/language.md section 11) */
       int w = prim_arity_of(fn->prim);

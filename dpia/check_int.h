@@ -194,6 +194,29 @@ const char *check_name_use(const Checker *c, const char *name);
 /* a use of foreign declaration index given nargs arguments */
 Phrase *foreign_use(Checker *c, const Ast *e, int index, int nargs);
 
+/* ---- check_instance.c ---- */
+
+/* e (an application, want as elab_app has it) elaborated by the shortcut
+ * when it is a view applied to views and variables of known types: true
+ * and *out the phrase (NULL after an error of want), or false, with
+ * nothing done, for elab_app's general path */
+bool check_shortcut(Checker *c, Env *env, const Ast *e, PhraseType *want, Phrase **out);
+/* fn applied to e's arguments where fn takes functions (a map, a
+ * reduction, toLocal, ...) and its last value is a variable of known
+ * type or such a view: fn's instance matched against it, a metavariable
+ * for each data name it does not fix (the functions' results), that
+ * argument elaborated (*ready, argument *at) and its requirements
+ * recorded; NULL, with nothing done, for elab_app's general path */
+Phrase *check_partial(Checker *c, Env *env, const Ast *e, int *at, Phrase **ready);
+/* the views it may match: those elab_app applies with no case of its own
+ * (not idx, whose index is checked as a size, nor depJoin, whose result
+ * is computed); inline, as elab_app asks at every application */
+static inline bool check_shortcut_prim(Prim p) {
+  const PrimInfo *info = &prim_info[p];
+  return info->family == PFAM_VIEW && (info->flags & PF_FUNC) && !info->takes_type && p != PRIM_DEP_JOIN &&
+         p != PRIM_LANE;
+}
+
 /* ---- check_dep.c ---- */
 
 /* depMapSeq f xs and its levels (docs/language.md section 30), xs
@@ -245,6 +268,58 @@ PhraseType *prim_type(Checker *c, const Phrase *p, Span span);
 PhraseType *prim_type_walked(Checker *c, const Phrase *p, Span span);
 bool prim_type_has_recipe(Prim prim);
 
+/* The shortcut (check_instance.c): a primitive's instance matched against
+ * its arguments' types where they are known (no metavariable in them),
+ * instead of made of fresh metavariables and unified with them.  What the
+ * general path leaves behind is made the same: the metavariables it would
+ * make are counted (so that those made after are numbered as before), the
+ * requirements it would record are recorded in its order (a positive
+ * static size at the instance, each implicit size natural where the
+ * argument fixes it), and the type is the general path's zonk.  Each step
+ * answers false, with nothing recorded but what the caller takes back
+ * (requirements, metavariables counted), where the general path would
+ * do anything else: an error, a size equation it postpones, a constraint
+ * left pending. */
+enum { INSTANCE_MAX_ARGS = 4, INSTANCE_MAX_SLOTS = 12 };
+struct Recipe;
+struct PrimSig;
+typedef struct InstanceMatch {
+  const struct PrimSig *sig;
+  const struct Recipe *recipe;
+  bool partial; /* set by the caller: a primitive that takes functions */
+  Span span;
+  int nslots, nargs;
+  int base_meta, nclass; /* the data metavariables' numbers before it, its class ones */
+  Size size[INSTANCE_MAX_SLOTS];
+  DataType *data[INSTANCE_MAX_SLOTS];
+  bool solved[INSTANCE_MAX_SLOTS];
+  MetaClass cls[INSTANCE_MAX_SLOTS];
+} InstanceMatch;
+/* prim with its static sizes, applied to nargs arguments, at span (the
+ * primitive's): false if the shortcut does not cover it, else its
+ * metavariables counted and its instance's requirements recorded */
+bool instance_begin(Checker *c, Prim prim, const Size *sizes, int nargs, Span span, InstanceMatch *m);
+/* whether instance_begin could cover prim applied to nargs arguments
+ * (its static sizes aside) */
+bool instance_covers(Prim prim, int nargs);
+/* A partial instance (InstanceMatch.partial): prim takes functions, late[i]
+ * says which of its nargs parameters (returns nargs; 0 where it is not
+ * covered); instance_arg_at matches value parameter i, and instance_end
+ * (args[i] NULL for a value not matched, its type made of the names)
+ * makes a metavariable for each data name not fixed (an unfixed size
+ * fails) */
+int instance_partial(Prim prim, int nargs, bool *late);
+bool instance_arg_at(Checker *c, InstanceMatch *m, int i, DataType *arg);
+/* whether the next parameter matches the known type arg, recording the
+ * requirements its sizes make */
+bool instance_arg(Checker *c, InstanceMatch *m, DataType *arg);
+/* the instance's type, the parameters the arguments' types: NULL where a
+ * constraint would not settle */
+PhraseType *instance_end(Checker *c, InstanceMatch *m, DataType *const *args);
+/* does prim's signature defer a constraint that its own application
+ * settles (asVector's vector)? */
+bool instance_defers(Prim prim);
+
 /* ---- unify.c ---- */
 
 /* A namer for the types of one message (types.h), avoiding the names of
@@ -270,6 +345,8 @@ bool unify_sizes(Checker *c, Size a, Size b, Span span);
 bool expect_type(Checker *c, Span span, PhraseType *want, PhraseType *have, const char *ctx);
 /* t with solved metavariables replaced: a new type where t has any */
 PhraseType *zonk_phrase_type(Checker *c, PhraseType *t);
+/* the same of a data type */
+DataType *zonk_data_type(Checker *c, DataType *t);
 /* the same replaced in t itself, and t returned (a copy only after a size
  * overflowed): the final zonk of a checked declaration (finish_decl),
  * whose types are no longer unified; for tests/unit test_zonk, which

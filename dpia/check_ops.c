@@ -81,8 +81,10 @@ static DataType *arith_type(Checker *c, const Ast *e, DataType *a, DataType *b, 
 bad : {
   TypeNamer tn;
   check_namer(c, &tn);
+  /* zonked: a size known is no unknown (and the shortcut,
+   * check_instance.c, makes the same types without metavariables) */
   check_error(c, ERR_BAD_OPERANDS, e->span, "operator '%s' cannot be applied to %s and %s", op,
-              tn_describe_data(&tn, a), tn_describe_data(&tn, b));
+              tn_describe_data(&tn, zonk_data_type(c, a)), tn_describe_data(&tn, zonk_data_type(c, b)));
   return NULL;
 }
 }
@@ -155,7 +157,7 @@ Phrase *check_binop(Checker *c, Env *env, const Ast *e) {
       TypeNamer tn;
       check_namer(c, &tn);
       check_error(c, ERR_BAD_OPERANDS, e->span, "operator '%s' needs bool operands, found %s and %s", op,
-                  tn_describe_data(&tn, a), tn_describe_data(&tn, b));
+                  tn_describe_data(&tn, zonk_data_type(c, a)), tn_describe_data(&tn, zonk_data_type(c, b)));
       return NULL;
     }
     t = c->tc->t_bool;
@@ -215,6 +217,6 @@ void check_vector_select(Checker *c, const Phrase *p, int width, Span span) {
     TypeNamer tn;
     check_namer(c, &tn);
     check_error(c, ERR_TYPE_MISMATCH, span, "select by an int%d mask chooses between vectors of %d lanes, found %s",
-                width, width, tn_describe_data(&tn, v));
+                width, width, tn_describe_data(&tn, zonk_data_type(c, v)));
   }
 }

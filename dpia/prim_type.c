@@ -431,6 +431,22 @@ struct Recipe {
   Ref root;
   /* per clause: the slots of its names a, b, c (-1: none) */
   int clause_slot[SIG_MAX_CLAUSES][3];
+  /* for the shortcut (instance_begin): every slot, the fresh sizes, and
+   * the type as parameters exp[d1] -> ... -> exp[dn] -> exp[result]
+   * (matchable: the type is so, its constraints are ones instance_end
+   * decides and its static arguments are sizes) */
+  int nslots, nfresh_sizes;
+  bool matchable;
+  /* partial: some parameters are functions (late: their arguments are
+   * checked after the values'), no constraints: instance_begin matches
+   * the values' parameters the caller chooses and makes metavariables
+   * for the names they do not fix (instance_end) */
+  bool partial;
+  int nparams;
+  Ref params[INSTANCE_MAX_ARGS], result; /* a value's data, a late one's phrase type */
+  bool late[INSTANCE_MAX_ARGS];
+  bool passive[INSTANCE_MAX_ARGS]; /* the arrow after parameter i is ->p */
+  bool slot_is_size[SIG_MAX_NAMES];
 };
 
 /* the names as the walk binds them, and the parts written so far, while a
@@ -575,6 +591,51 @@ static Ref recipe_phrase(RecipeWriter *w, const TypeAst *t) {
   return (Ref){REF_COMM, 0, 0, 0};
 }
 
+/* Whether the shortcut covers a recipe (Recipe.matchable): its type a
+ * chain of value parameters to a value, its static arguments sizes, its
+ * constraints a positive static size, a static vector width and its
+ * vector (asVector's), or a class; the parameters and result noted */
+static void recipe_matchable(Recipe *r, const RecipeNode *phrases, const PrimSig *sig, Prim prim) {
+  r->matchable = false;
+  if (sig->nstatics != prim_info[prim].nsizes) return;
+  for (int i = 0; i < sig->nclauses; i++) {
+    const Clause *cl = &sig->clauses[i];
+    const int *k = r->clause_slot[i];
+    switch (cl->kind) {
+    case CL_NUMERIC:
+    case CL_FLOATING:
+    case CL_WIDTH: break;
+    case CL_POSITIVE:
+      if (k[0] >= sig->nstatics) return;
+      break;
+    case CL_VECTOR:
+      if (k[2] >= sig->nstatics) return;
+      break;
+    case CL_CONVERT:
+    case CL_LANE: return;
+    }
+  }
+  Ref t = r->root;
+  r->nparams = 0;
+  int nlate = 0;
+  while (t.kind == REF_NODE && (phrases[t.index].kind == PT_FN || phrases[t.index].kind == PT_FN_P)) {
+    const RecipeNode *fn = &phrases[t.index];
+    if (r->nparams == INSTANCE_MAX_ARGS || fn->a.kind != REF_NODE) return;
+    int kind = phrases[fn->a.index].kind;
+    bool late = kind == PT_FN || kind == PT_FN_P;
+    if (!late && kind != PT_EXP) return;
+    nlate += late;
+    r->late[r->nparams] = late;
+    r->passive[r->nparams] = fn->kind == PT_FN_P;
+    r->params[r->nparams++] = late ? fn->a : phrases[fn->a.index].a;
+    t = fn->b;
+  }
+  if (r->nparams == 0 || t.kind != REF_NODE || phrases[t.index].kind != PT_EXP) return;
+  r->result = phrases[t.index].a;
+  r->matchable = nlate == 0;
+  r->partial = nlate > 0 && sig->nclauses == 0;
+}
+
 /* The recipe of a signature, in the table's arena, or NULL where the walk
  * stays: written in prim_type's order (statics, widths, class
  * metavariables, the type, the constraints) so that its slots are bind's. */
@@ -616,6 +677,10 @@ static const Recipe *write_recipe(Arena *a, Prim prim, const PrimSig *sig) {
     }
   }
   if (!w.ok) return NULL;
+  w.r->nslots = w.nnames;
+  for (int i = 0; i < w.nnames; i++) w.r->slot_is_size[i] = w.is_size[i];
+  for (int i = 0; i < w.r->nsizes; i++) w.r->nfresh_sizes += w.sizes[i].kind == RS_FRESH;
+  recipe_matchable(w.r, w.phrases, sig, prim);
   w.r->sizes = arena_dup(a, w.sizes, sizeof(RecipeSize) * (size_t)w.r->nsizes);
   w.r->datas = arena_dup(a, w.datas, sizeof(RecipeNode) * (size_t)w.r->ndatas);
   w.r->phrases = arena_dup(a, w.phrases, sizeof(RecipeNode) * (size_t)w.r->nphrases);
@@ -897,4 +962,346 @@ PhraseType *check_prim_instance(Arena *a, Interner *in, Diag *diag, TypeCtx *tc,
   Phrase p = {.kind = PH_PRIM, .prim = prim, .type_arg = type_arg};
   for (int i = 0; i < prim_info[prim].nsizes; i++) p.sizes[i] = sizes[i];
   return prim_type(&c, &p, nowhere);
+}
+
+/* ---- the shortcut: an instance matched against known types ----
+ *
+ * (check_int.h, InstanceMatch; check_instance.c)  The general path makes
+ * the instance's metavariables, then unifies each parameter with its
+ * argument's type (expect_type), solving each implicit name at its first
+ * occurrence, in unify_data's order (an array's size before its element,
+ * a pair's parts left first), and zonks the type at the declaration's
+ * end.  Where every argument's type is known, each name is read off the
+ * argument instead: a data name is the part of the argument it stands
+ * at; a size name k*?n (k a constant, 1 included) at a size s is s/k, as
+ * unify_size solves it (size_solve_scaled), required natural at the
+ * instance (solve_size_meta); a size made of names already known must be
+ * the argument's; any other size (a sum or product with an unknown,
+ * which unify_size solves by the general way or postpones) is not
+ * covered.  The result is made of the names' values, as the zonk makes
+ * it. */
+
+_Static_assert((int)INSTANCE_MAX_SLOTS == (int)SIG_MAX_NAMES, "an instance's slots are a signature's names");
+
+/* Two types without metavariables that unify_data unifies: equal, a
+ * size's parts by their canonical forms (unify_size's size_eq; without a
+ * metavariable nothing else can make them one) */
+static bool known_same(DataType *a, DataType *b) {
+  a = dt_resolve(a);
+  b = dt_resolve(b);
+  if (a == b) return true;
+  if (a->kind != b->kind) return false;
+  switch (a->kind) {
+  case DT_SCALAR: return a->scalar == b->scalar && a->width == b->width;
+  case DT_ARRAY: return size_eq(a->size, b->size) && known_same(a->elem, b->elem);
+  case DT_DEPARRAY: return a->index == b->index && size_eq(a->size, b->size) && known_same(a->elem, b->elem);
+  case DT_PAIR: return known_same(a->fst, b->fst) && known_same(a->snd, b->snd);
+  case DT_IDX: return size_eq(a->size, b->size);
+  case DT_VAR: return a->name == b->name;
+  case DT_META: return false;
+  }
+  return false;
+}
+
+bool instance_defers(Prim prim) {
+  const PrimSig *sig = prim_signature(prim);
+  for (int i = 0; i < sig->nclauses; i++)
+    if (sig->clauses[i].kind == CL_VECTOR) return true;
+  return false;
+}
+
+bool instance_covers(Prim prim, int nargs) {
+  const Recipe *r = prim_signature(prim)->recipe;
+  return r && r->matchable && r->nparams == nargs;
+}
+
+int instance_partial(Prim prim, int nargs, bool *late) {
+  const Recipe *r = prim_signature(prim)->recipe;
+  if (!r || !r->partial || r->nparams != nargs) return 0;
+  for (int i = 0; i < nargs; i++) late[i] = r->late[i];
+  return nargs;
+}
+
+bool instance_begin(Checker *c, Prim prim, const Size *sizes, int nargs, Span span, InstanceMatch *m) {
+  const PrimSig *sig = prim_signature(prim);
+  const Recipe *r = sig->recipe;
+  if (!r || !(m->partial ? r->partial : r->matchable) || r->nparams != nargs) return false;
+  m->sig = sig;
+  m->recipe = r;
+  m->span = span;
+  m->nslots = r->nslots;
+  m->nargs = 0;
+  m->base_meta = c->tc->next_meta;
+  int n = 0;
+  for (; n < sig->nstatics; n++) {
+    m->size[n] = sizes[n];
+    m->solved[n] = true;
+  }
+  /* a width that is not one is cook's error (width_ok) */
+  for (int i = 0; i < sig->nclauses; i++) {
+    int64_t w;
+    if (sig->clauses[i].kind == CL_WIDTH &&
+        !(size_const_value(m->size[r->clause_slot[i][0]], &w) && vector_width_ok(w)))
+      return false;
+  }
+  int nclass = 0;
+  for (int i = 0; i < sig->nclauses; i++) {
+    const Clause *cl = &sig->clauses[i];
+    if (cl->kind != CL_NUMERIC && cl->kind != CL_FLOATING) continue;
+    m->cls[n] = cl->kind == CL_NUMERIC ? MC_NUMERIC : MC_FLOATING;
+    m->solved[n++] = false;
+    nclass++;
+  }
+  for (; n < r->nslots; n++) {
+    m->cls[n] = MC_ANY;
+    m->solved[n] = false;
+  }
+  /* cook's metavariables, counted: those made after are numbered as the
+   * general path numbers them (fresh_size_meta; dt_meta) */
+  for (int i = 0; i < r->nfresh_sizes; i++) vec_push(c->arena, &c->size_metas, NULL);
+  c->tc->next_meta += nclass + r->nfresh_data;
+  m->nclass = nclass;
+  /* cook's requirements (record_clause): a positive static size */
+  for (int i = 0; i < sig->nclauses; i++)
+    if (sig->clauses[i].kind == CL_POSITIVE)
+      require(c, REQ_POSITIVE, m->size[r->clause_slot[i][0]], span, sig->clauses[i].what);
+  return true;
+}
+
+/* slot s, a size not known yet, is s/k where k*s meets the size v
+ * (unify_size's lone_meta_of and size_solve_scaled, solve_size_meta's
+ * checks and requirement) */
+static bool solve_slot(Checker *c, InstanceMatch *m, int s, int64_t k, Size v) {
+  if (k == 0 || k == INT64_MIN || v.nterms >= SIZE_MAX_TERMS) return false;
+  for (int i = 0; i < v.nterms; i++)
+    if (v.terms[i].num == INT64_MIN) return false;
+  Size value = v;
+  if (k != 1 && !size_solve_scaled(&c->tc->sizes, k, 1, v, &value)) return false;
+  int64_t n;
+  if (size_const_value(value, &n) && n < 0) return false;
+  if (!size_is_polynomial(value)) {
+    bool any_var = false;
+    for (int i = 0; i < value.nterms; i++) any_var = any_var || value.terms[i].nfactors > 0;
+    if (!any_var) return false; /* report_unfit's "not a whole number" */
+  }
+  require(c, REQ_NATURAL, value, m->span, NULL);
+  m->size[s] = value;
+  m->solved[s] = true;
+  return true;
+}
+
+/* a recipe size whose names are all known, made of their values; false
+ * where one is not known */
+static bool known_size(Checker *c, const InstanceMatch *m, int si, Size *out) {
+  const RecipeSize *rs = &m->recipe->sizes[si];
+  SizeCtx *sc = &c->tc->sizes;
+  Size a, b;
+  switch (rs->kind) {
+  case RS_SLOT:
+  case RS_FRESH:
+    if (!m->solved[rs->slot]) return false;
+    *out = m->size[rs->slot];
+    return true;
+  case RS_CONST: *out = size_const(sc, rs->num); return true;
+  case RS_ADD:
+  case RS_MUL:
+    if (!known_size(c, m, rs->a, &a) || !known_size(c, m, rs->b, &b)) return false;
+    *out = rs->kind == RS_ADD ? size_add(sc, a, b) : size_mul(sc, a, b);
+    return true;
+  }
+  return false;
+}
+
+/* the slot of a recipe size that is one name not known yet, else -1 */
+static int unknown_slot(const InstanceMatch *m, int si) {
+  const RecipeSize *rs = &m->recipe->sizes[si];
+  return (rs->kind == RS_SLOT || rs->kind == RS_FRESH) && !m->solved[rs->slot] ? rs->slot : -1;
+}
+
+/* the parameter's size si met by the argument's size v (unify_size) */
+static bool match_size(Checker *c, InstanceMatch *m, int si, Size v) {
+  Size known;
+  if (known_size(c, m, si, &known)) return size_eq(known, v);
+  int s = unknown_slot(m, si);
+  if (s >= 0) return solve_slot(c, m, s, 1, v);
+  /* k*?n or ?n*k, k a constant (split's [n*k]) */
+  const RecipeSize *rs = &m->recipe->sizes[si];
+  if (rs->kind != RS_MUL) return false;
+  int other = rs->b;
+  s = unknown_slot(m, rs->a);
+  if (s < 0) {
+    s = unknown_slot(m, rs->b);
+    other = rs->a;
+  }
+  int64_t k;
+  if (s < 0 || !known_size(c, m, other, &known) || !size_const_value(known, &k)) return false;
+  return solve_slot(c, m, s, k, v);
+}
+
+/* the parameter's data part r met by the argument's part t (unify_data) */
+static bool match_data(Checker *c, InstanceMatch *m, Ref r, DataType *t) {
+  t = dt_resolve(t);
+  switch (r.kind) {
+  case REF_SCALAR: return t->kind == DT_SCALAR && t->scalar == r.scalar && t->width == r.width;
+  case REF_SLOT: {
+    int s = r.index;
+    if (m->solved[s]) return known_same(m->data[s], t);
+    /* class_admits; t has no metavariable, so nothing occurs in it */
+    if (m->cls[s] != MC_ANY &&
+        (t->kind != DT_SCALAR || t->scalar == SC_BOOL || (m->cls[s] == MC_FLOATING && t->scalar == SC_INT)))
+      return false;
+    m->data[s] = t;
+    m->solved[s] = true;
+    return true;
+  }
+  case REF_NODE: {
+    const RecipeNode *n = &m->recipe->datas[r.index];
+    if (t->kind != (DataKind)n->kind) return false;
+    switch (t->kind) {
+    case DT_ARRAY: return match_size(c, m, n->size, t->size) && match_data(c, m, n->a, t->elem);
+    case DT_IDX: return match_size(c, m, n->size, t->size);
+    case DT_PAIR: return match_data(c, m, n->a, t->fst) && match_data(c, m, n->b, t->snd);
+    case DT_SCALAR:
+    case DT_DEPARRAY:
+    case DT_VAR:
+    case DT_META: break;
+    }
+    return false;
+  }
+  case REF_COMM: break;
+  }
+  return false;
+}
+
+bool instance_arg(Checker *c, InstanceMatch *m, DataType *arg) {
+  return m->nargs < m->recipe->nparams && match_data(c, m, m->recipe->params[m->nargs++], arg);
+}
+
+bool instance_arg_at(Checker *c, InstanceMatch *m, int i, DataType *arg) {
+  return !m->recipe->late[i] && match_data(c, m, m->recipe->params[i], arg);
+}
+
+/* the result's part r of the names' values, marked ground (it has no
+ * metavariable) as the zonk marks it */
+static DataType *made_data(Checker *c, const InstanceMatch *m, Ref r) {
+  TypeCtx *tc = c->tc;
+  switch (r.kind) {
+  case REF_SCALAR: return dt_scalar(tc, r.scalar, r.width);
+  case REF_SLOT: return m->data[r.index];
+  case REF_NODE: {
+    const RecipeNode *n = &m->recipe->datas[r.index];
+    DataType *t = NULL;
+    Size size;
+    switch ((DataKind)n->kind) {
+    case DT_ARRAY:
+      if (!known_size(c, m, n->size, &size)) INTERNAL("an instance's size not known");
+      t = dt_array(tc, size, made_data(c, m, n->a));
+      break;
+    case DT_IDX:
+      if (!known_size(c, m, n->size, &size)) INTERNAL("an instance's size not known");
+      t = dt_idx(tc, size);
+      break;
+    case DT_PAIR: t = dt_pair(tc, made_data(c, m, n->a), made_data(c, m, n->b)); break;
+    case DT_SCALAR:
+    case DT_DEPARRAY:
+    case DT_VAR:
+    case DT_META: INTERNAL("a recipe's data node is not a compound");
+    }
+    /* a partial instance's names not fixed are metavariables (in no size:
+     * every size name is fixed) */
+    t->ground =
+        !m->partial || (t->kind == DT_PAIR ? t->fst->ground && t->snd->ground : t->kind == DT_IDX || t->elem->ground);
+    return t;
+  }
+  case REF_COMM: break;
+  }
+  INTERNAL("a recipe's data type is a phrase type");
+}
+
+/* a late parameter's phrase type r of the names' values */
+static PhraseType *made_phrase(Checker *c, const InstanceMatch *m, Ref r) {
+  TypeCtx *tc = c->tc;
+  if (r.kind == REF_COMM) return tc->t_comm;
+  const RecipeNode *n = &m->recipe->phrases[r.index];
+  PhraseType *t, *a, *b;
+  switch ((PhraseKind)n->kind) {
+  case PT_EXP:
+  case PT_ACC: {
+    DataType *d = made_data(c, m, n->a);
+    t = n->kind == PT_EXP ? pt_exp(tc, d) : pt_acc(tc, d);
+    t->ground = d->ground;
+    return t;
+  }
+  case PT_WITH:
+  case PT_FN:
+  case PT_FN_P:
+    a = made_phrase(c, m, n->a);
+    b = made_phrase(c, m, n->b);
+    t = n->kind == PT_WITH ? pt_with(tc, a, b) : n->kind == PT_FN ? pt_fn(tc, a, b) : pt_fn_p(tc, a, b);
+    t->ground = a->ground && b->ground;
+    return t;
+  case PT_COMM: break;
+  }
+  INTERNAL("a recipe's phrase node is comm");
+}
+
+PhraseType *instance_end(Checker *c, InstanceMatch *m, DataType *const *args) {
+  const Recipe *r = m->recipe;
+  if (!m->partial && m->nargs != r->nparams) return NULL;
+  /* a vector of its scalar at its static width (wake_deferred's
+   * DEFER_VECTOR_OF with the scalar and the width known: asVector's) */
+  const PrimSig *sig = m->sig;
+  for (int i = 0; i < sig->nclauses; i++) {
+    if (sig->clauses[i].kind != CL_VECTOR) continue;
+    const int *k = r->clause_slot[i];
+    int64_t w;
+    if (!m->solved[k[1]] || !size_const_value(m->size[k[2]], &w)) return NULL;
+    DataType *s = dt_resolve(m->data[k[1]]);
+    if (s->kind != DT_SCALAR || s->width != 1) return NULL;
+    DataType *v = dt_scalar(c->tc, s->scalar, (int)w);
+    if (m->solved[k[0]]) {
+      if (!known_same(m->data[k[0]], v)) return NULL;
+    } else {
+      m->data[k[0]] = v;
+      m->solved[k[0]] = true;
+    }
+  }
+  /* a partial instance's sizes all fixed by the values it matched; its
+   * data names not fixed become cook's metavariables, numbered as cook
+   * numbers them (after its class metavariables, in the order of
+   * fresh_data), made last, where nothing can fail any more */
+  for (int s = 0; s < m->nslots; s++)
+    if (!m->solved[s] && (!m->partial || r->slot_is_size[s])) return NULL;
+  TypeCtx *tc = c->tc;
+  if (m->partial) {
+    int after = tc->next_meta;
+    for (int j = 0; j < r->nfresh_data; j++) {
+      int s = r->fresh_data[j];
+      if (m->solved[s]) continue;
+      tc->next_meta = m->base_meta + m->nclass + j;
+      m->data[s] = dt_meta(tc, MC_ANY, m->span);
+      m->solved[s] = true;
+    }
+    tc->next_meta = after;
+  }
+  DataType *result = made_data(c, m, r->result);
+  PhraseType *t = pt_exp(tc, result);
+  t->ground = result->ground;
+  for (int i = r->nparams - 1; i >= 0; i--) {
+    PhraseType *param;
+    if (r->late[i]) {
+      param = made_phrase(c, m, r->params[i]);
+    } else if (args[i]) {
+      param = pt_exp(tc, args[i]);
+      param->ground = true;
+    } else { /* a value the caller leaves to apply_spine (reduce's initial value) */
+      DataType *d = made_data(c, m, r->params[i]);
+      param = pt_exp(tc, d);
+      param->ground = d->ground;
+    }
+    PhraseType *fn = r->passive[i] ? pt_fn_p(tc, param, t) : pt_fn(tc, param, t);
+    fn->ground = param->ground && t->ground;
+    t = fn;
+  }
+  return t;
 }

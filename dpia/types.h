@@ -109,6 +109,10 @@ typedef struct TypeCtx {
                          before the kernel (the zeros a literal of computed
                          elements starts from are read as their value), and
                          none is walked for it (codegen/consts.c) */
+
+  /* the checker elaborates no application by its shortcut
+   * (check_instance.c; DpiaOptions.debug_no_shortcuts) */
+  bool no_shortcuts;
   /* common types, made once per context */
   DataType *t_int, *t_float, *t_double, *t_bool;
   PhraseType *t_comm;

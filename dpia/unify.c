@@ -600,6 +600,7 @@ static PhraseType *zonk_phrase_type_in(Checker *c, PhraseType *t, bool in_place)
 }
 
 PhraseType *zonk_phrase_type(Checker *c, PhraseType *t) { return zonk_phrase_type_in(c, t, false); }
+DataType *zonk_data_type(Checker *c, DataType *t) { return zonk_data_in(c, t, false); }
 PhraseType *zonk_phrase_type_in_place(Checker *c, PhraseType *t) { return zonk_phrase_type_in(c, t, true); }
 
 static bool pt_is_fn(const PhraseType *t) { return t->kind == PT_FN || t->kind == PT_FN_P; }

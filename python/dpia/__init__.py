@@ -74,6 +74,7 @@ class _Options(ctypes.Structure):
         ("set_names", ctypes.POINTER(ctypes.c_char_p)),
         ("set_values", ctypes.POINTER(ctypes.c_longlong)),
         ("debug_drop_barriers", ctypes.c_int),
+        ("debug_no_shortcuts", ctypes.c_int),
         ("high_level", ctypes.c_int),
         ("rewrite", ctypes.c_void_p),
         ("target", ctypes.c_char_p),

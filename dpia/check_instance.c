@@ -1,0 +1,287 @@
+/* check_instance.c: the checker's shortcut for views applied to what is
+ * known (translation throughput, issue 35).
+ *
+ * elab_app's general path elaborates `split 64 xs` as: the primitive's
+ * instance, exp[[?n*64]?a] -> exp[[?n][64]?a], of fresh metavariables
+ * (prim_type.c, cook); the argument checked against the parameter, which
+ * unifies them (?n := N/64, ?a := float); deferred constraints woken; and,
+ * at the declaration's end, every type holding ?n or ?a zonked.  Where
+ * the application is a view (zip, split, join, asVector, fst, ...) of
+ * variables whose types are known and of such applications, each
+ * instance is matched against its arguments' types instead, innermost
+ * first (prim_type.c, instance_begin), and every type made is ground: no
+ * metavariable is made, unified or zonked.
+ *
+ * It must leave behind what the general path leaves, for every output to
+ * stay the same (tests/check/shortcuts.py compares the two on the samples,
+ * the tests and random programs): the phrases (the same tree, types equal
+ * to the general path's zonks), the requirements in the general path's
+ * order (an instance's, then each argument's, then what unifying that
+ * argument solved), the metavariables' numbering (counted, not made), and
+ * no error.  Whatever the general path would do otherwise, the shortcut
+ * does not try: a variable of a type not known, an argument that is not a
+ * view or a variable, a size it would postpone or a mismatch it would
+ * report, a pending deferred constraint the general path's wakes could
+ * settle meanwhile.  It then takes back what it recorded and elab_app
+ * elaborates the application as before, messages and all. */
+#include "check_int.h"
+
+/* A static size written after a view, as conv_size makes it, where that
+ * records nothing (a constant, a nat parameter, + and * of them): false
+ * for anything else (a loop's index, a difference or quotient, which
+ * require, or an error) */
+static bool plain_size(Checker *c, Env *env, const SizeAst *s, Size *out) {
+  SizeCtx *sc = &c->tc->sizes;
+  switch (s->kind) {
+  case SZA_NUM:
+    if (s->num > INT64_MAX) return false;
+    *out = size_const(sc, (int64_t)s->num);
+    return true;
+  case SZA_VAR: {
+    Env *e = env_find(env, s->name);
+    if (!e || e->kind != ENV_SIZE) return false;
+    *out = e->fixed ? size_const(sc, e->value) : size_var(sc, s->name);
+    return true;
+  }
+  case SZA_ADD:
+  case SZA_MUL: {
+    Size a, b;
+    if (!plain_size(c, env, s->lhs, &a) || !plain_size(c, env, s->rhs, &b)) return false;
+    *out = s->kind == SZA_ADD ? size_add(sc, a, b) : size_mul(sc, a, b);
+    return !sc->overflow;
+  }
+  case SZA_SUB:
+  case SZA_DIV:
+  case SZA_MOD:
+  case SZA_CEIL:
+  case SZA_FLOOR: break;
+  }
+  return false;
+}
+
+/* A variable of known type, as elab_var makes it: a value bound by a
+ * lambda or let whose type has no metavariable left (its zonk is
+ * ground), *type that zonk; NULL for any other name */
+static Phrase *known_var(Checker *c, Env *env, const Ast *e, DataType **type) {
+  Env *found = env_find(env, e->name);
+  if (!found || found->kind != ENV_BINDER || found->literal || !found->binder) return NULL;
+  Binder *b = found->binder;
+  if (!b->type || b->type->kind != PT_EXP) return NULL;
+  DataType *t = zonk_data_type(c, b->type->data);
+  if (!t->ground) return NULL;
+  Phrase *p = check_mk(c, PH_VAR, e->span, b->type);
+  p->binder = b;
+  *type = t;
+  return p;
+}
+
+/* whether each argument could be matched: a variable, or an application
+ * of a view (checked before anything is made or recorded, as most
+ * applications that are not matched are not for this) */
+static bool plain_args(const Ast *e) {
+  for (; e->kind == AST_APP; e = e->lhs) {
+    const Ast *a = e->rhs;
+    if (a->kind == AST_VAR) continue;
+    if (a->kind != AST_APP) return false;
+    while (a->kind == AST_APP) a = a->lhs;
+    if (a->kind != AST_PRIM || !check_shortcut_prim(a->prim)) return false;
+  }
+  return true;
+}
+
+/* The application e at nesting level (elab_app's depth beyond the
+ * caller's), elaborated by matching, with a ground type; NULL where the
+ * shortcut does not apply (what it recorded is taken back by
+ * check_shortcut) */
+static Phrase *matched_app(Checker *c, Env *env, const Ast *e, int level, int room) {
+  const Ast *args[INSTANCE_MAX_ARGS];
+  Span spans[INSTANCE_MAX_ARGS];
+  int nargs = 0;
+  const Ast *head = e;
+  for (; head->kind == AST_APP; head = head->lhs) nargs++;
+  if (head->kind != AST_PRIM || nargs > INSTANCE_MAX_ARGS || !check_shortcut_prim(head->prim) || level >= room ||
+      !instance_covers(head->prim, nargs) || !plain_args(e))
+    return NULL;
+  const Ast *a = e;
+  for (int i = nargs - 1; i >= 0; i--, a = a->lhs) {
+    args[i] = a->rhs;
+    spans[i] = a->span;
+  }
+  /* elab_prim's phrase */
+  const PrimInfo *info = &prim_info[head->prim];
+  Phrase *fn = check_mk(c, PH_PRIM, head->span, NULL);
+  fn->prim = head->prim;
+  fn->dim = head->dim;
+  fn->volatile_new = head->volatile_new;
+  for (int i = 0; i < info->nsizes; i++) {
+    int64_t v;
+    if (!plain_size(c, env, head->sizes[i], &fn->sizes[i])) return NULL;
+    if (!(info->flags & PF_ZERO_SIZES) && size_const_value(fn->sizes[i], &v) && v < 1) return NULL;
+  }
+  InstanceMatch m;
+  m.partial = false;
+  if (!instance_begin(c, fn->prim, fn->sizes, nargs, head->span, &m)) return NULL;
+  Phrase *elab[INSTANCE_MAX_ARGS];
+  DataType *types[INSTANCE_MAX_ARGS];
+  for (int i = 0; i < nargs; i++) {
+    /* apply_spine checks each argument against its parameter: an
+     * application there unifies its type with it last, a variable is
+     * inferred and unified */
+    if (args[i]->kind == AST_APP) {
+      elab[i] = matched_app(c, env, args[i], level + 1, room);
+      types[i] = elab[i] ? elab[i]->type->data : NULL;
+    } else if (args[i]->kind == AST_VAR && level + 1 < room) {
+      elab[i] = known_var(c, env, args[i], &types[i]);
+    } else {
+      elab[i] = NULL;
+    }
+    if (!elab[i] || !instance_arg(c, &m, types[i])) return NULL;
+  }
+  fn->type = instance_end(c, &m, types);
+  if (!fn->type) return NULL;
+  /* apply_spine's spine: each application's type the rest of fn's */
+  Phrase *p = fn;
+  PhraseType *r = fn->type;
+  for (int i = 0; i < nargs; i++) {
+    r = r->snd;
+    Phrase *app = check_mk(c, PH_APP, spans[i], r);
+    app->fst = p;
+    app->snd = elab[i];
+    p = app;
+  }
+  return p;
+}
+
+/* whether wake_deferred would leave every pending constraint as it is:
+ * each waits for one of two unknowns (its first test).  The general
+ * path's wakes inside the application would act on one that does not */
+static bool deferred_waiting(const Checker *c) {
+  for (int i = 0; i < c->deferred.len; i++) {
+    const Deferred *d = c->deferred.items[i];
+    if (!d->done && (dt_resolve(d->a)->kind != DT_META || dt_resolve(d->b)->kind != DT_META)) return false;
+  }
+  return true;
+}
+
+bool check_shortcut(Checker *c, Env *env, const Ast *e, PhraseType *want, Phrase **out) {
+  const Ast *head = e;
+  while (head->kind == AST_APP) head = head->lhs;
+  if (head->kind != AST_PRIM || c->tc->no_shortcuts || !check_shortcut_prim(head->prim)) return false;
+  /* unify_size says nothing more after an error; asVector's vector is
+   * made at its own wake, after its type has met want (a class of want
+   * could refuse it there, with that wake's message) */
+  if (c->failed || c->tc->sizes.overflow || (want && instance_defers(head->prim)) || !deferred_waiting(c)) return false;
+  int nreqs = c->reqs.len, nsize_metas = c->size_metas.len, next_meta = c->tc->next_meta;
+  /* elab_app counts a level for each application below e, infer one more
+   * for a variable: no deeper than its limit (e's own level counted) */
+  int room = diag_depth_limit(c->diag, DPIA_MAX_NESTING * 4) - c->depth;
+  Phrase *p = matched_app(c, env, e, 0, room);
+  if (!p || c->tc->sizes.overflow) {
+    c->reqs.len = nreqs;
+    c->size_metas.len = nsize_metas;
+    c->tc->next_meta = next_meta;
+    c->tc->sizes.overflow = false;
+    return false;
+  }
+  /* the rest of apply_spine for e: want, then the wake */
+  if (want && !expect_type(c, e->span, want, p->type, NULL)) p = NULL;
+  wake_deferred(c);
+  *out = p;
+  return true;
+}
+
+/* a number literal (or its negation): elaborated by apply_spine, it
+ * records no requirement and makes one metavariable */
+static bool number_literal(const Ast *e) {
+  const Ast *num = e->kind == AST_NEG ? e->lhs : e;
+  return num->kind == AST_INT || num->kind == AST_FLOAT;
+}
+
+/* the primitives taking functions that elab_app applies with no case of
+ * its own (not a dependent map, whose function gets a row's type) */
+static bool partial_prim(Prim p) {
+  const PrimInfo *info = &prim_info[p];
+  switch (info->family) {
+  case PFAM_MAP: return p != PRIM_DEP_MAP_SEQ && p != PRIM_DEP_MAP_GLOBAL && p != PRIM_DEP_MAP_WORKGROUP;
+  case PFAM_REDUCE:
+  case PFAM_SCAN:
+  case PFAM_MEMORY: return (info->flags & PF_FUNC) && !info->takes_type;
+  default: return false;
+  }
+}
+
+Phrase *check_partial(Checker *c, Env *env, const Ast *e, int *at, Phrase **ready) {
+  const Ast *args[INSTANCE_MAX_ARGS];
+  int nargs = 0;
+  const Ast *head = e;
+  for (; head->kind == AST_APP; head = head->lhs) nargs++;
+  bool late[INSTANCE_MAX_ARGS];
+  if (head->kind != AST_PRIM || c->tc->no_shortcuts || nargs > INSTANCE_MAX_ARGS || !partial_prim(head->prim) ||
+      !instance_partial(head->prim, nargs, late))
+    return NULL;
+  const Ast *a = e;
+  for (int i = nargs - 1; i >= 0; i--, a = a->lhs) args[i] = a->rhs;
+  /* the last value, elaborated here: the values before it (apply_spine
+   * elaborates them before it) only number literals, and then it a
+   * variable, so that nothing is recorded or numbered out of order */
+  int k = nargs - 1;
+  while (k >= 0 && late[k]) k--;
+  if (k < 0) return NULL;
+  bool before = false;
+  for (int i = 0; i < k; i++) {
+    if (late[i]) continue;
+    if (!number_literal(args[i])) return NULL;
+    before = true;
+  }
+  const Ast *x = args[k];
+  bool app = x->kind == AST_APP;
+  if (app) {
+    const Ast *h = x;
+    while (h->kind == AST_APP) h = h->lhs;
+    if (before || h->kind != AST_PRIM || !check_shortcut_prim(h->prim) || !plain_args(x)) return NULL;
+  } else if (x->kind != AST_VAR) {
+    return NULL;
+  }
+  /* as check_shortcut, for the argument matched as it would be there */
+  if (c->failed || c->tc->sizes.overflow || (app && !deferred_waiting(c))) return NULL;
+  int nreqs = c->reqs.len, nsize_metas = c->size_metas.len, next_meta = c->tc->next_meta;
+  int room = diag_depth_limit(c->diag, DPIA_MAX_NESTING * 4) - c->depth;
+  /* elab_prim's phrase */
+  const PrimInfo *info = &prim_info[head->prim];
+  Phrase *fn = check_mk(c, PH_PRIM, head->span, NULL);
+  fn->prim = head->prim;
+  fn->dim = head->dim;
+  fn->volatile_new = head->volatile_new;
+  bool ok = true;
+  for (int i = 0; i < info->nsizes && ok; i++) {
+    int64_t v;
+    ok = plain_size(c, env, head->sizes[i], &fn->sizes[i]) &&
+         !(!(info->flags & PF_ZERO_SIZES) && size_const_value(fn->sizes[i], &v) && v < 1);
+  }
+  InstanceMatch m;
+  m.partial = true;
+  DataType *types[INSTANCE_MAX_ARGS] = {0};
+  Phrase *elab = NULL;
+  if (ok && instance_begin(c, fn->prim, fn->sizes, nargs, head->span, &m)) {
+    if (app) {
+      elab = matched_app(c, env, x, 1, room);
+      types[k] = elab ? elab->type->data : NULL;
+    } else if (1 < room) {
+      elab = known_var(c, env, x, &types[k]);
+    }
+    if (elab && instance_arg_at(c, &m, k, types[k]) && !c->tc->sizes.overflow) fn->type = instance_end(c, &m, types);
+  }
+  if (!fn->type) {
+    c->reqs.len = nreqs;
+    c->size_metas.len = nsize_metas;
+    c->tc->next_meta = next_meta;
+    c->tc->sizes.overflow = false;
+    return NULL;
+  }
+  /* the rest of the argument's apply_spine: its type met the parameter,
+   * then the wake */
+  if (app) wake_deferred(c);
+  *at = k;
+  *ready = elab;
+  return fn;
+}
