@@ -379,7 +379,9 @@ static bool pass_translate(Ctx *c) {
   for (int i = 0; i < n; i++) {
     DefInfo *def = c->checked->defs[i];
     if (!selected(c, def) || c->unlowered[i]) continue;
-    c->intermediate[i] = translate_stage1(c->arena, &c->tc, &c->in, def, c->normal[i]);
+    /* the invariants checked next hold stage I's own last check */
+    c->intermediate[i] = DPIA_CHECK_INVARIANTS ? translate_stage1_checked_after(c->arena, &c->tc, &c->in, def, c->normal[i])
+                                               : translate_stage1(c->arena, &c->tc, &c->in, def, c->normal[i]);
     if (!invariants_hold(c, def, c->intermediate[i], PHRASE_INTERMEDIATE)) return false;
     c->imperative[i] = translate_stage2(c->arena, &c->tc, &c->in, &c->diag, c->intermediate[i]);
     if (!c->imperative[i] || !invariants_hold_after(c, def, c->imperative[i], PHRASE_IMPERATIVE, c->intermediate[i]))

@@ -95,6 +95,12 @@ static inline __attribute__((always_inline)) void check(Checker *c, const Phrase
       fail(c, p, "a variable without a binder");
     else if (!in_scope(p->binder))
       fail(c, p, arena_printf(c->arena, "variable '%s' used outside the scope of its binder", p->binder->name));
+    else if (p->binder->nuses < 0)
+      /* stage I applied the continuation \x -> body by overwriting x's
+       * one variable (stage1.c, apply_k): another is a copy made before,
+       * left behind */
+      fail(c, p, arena_printf(c->arena, "a variable of continuation parameter '%s', which stage I consumed",
+                              p->binder->name));
     return;
   case PH_PRIM:
     if (left_over(p->prim, c->stage))

@@ -324,8 +324,10 @@ static inline DataType *def_updated_type(TypeCtx *tc, const DefInfo *def) {
 /* invariant.c: what is wrong with def, the output of stage, or NULL when
  * its invariants hold: every phrase has a type, a lambda's is a function
  * type, a command's is comm, every variable is in the scope of its binder
- * (an enclosing lambda or a parameter of def), no value is applied to a
- * command (phrase_is_value), and no primitive that the
+ * (an enclosing lambda or a parameter of def) and none is of a
+ * continuation parameter stage I consumed (Binder.nuses -1: its one
+ * variable overwritten, translate/stage1.c apply_k), no value is applied
+ * to a command (phrase_is_value), and no primitive that the
  * stages so far translate away is left (functional maps, reductions and
  * toX after stage I, mapI and reduceI after stage II, newGlobal after
  * hoisting).  The driver checks it between the passes in debug builds

@@ -104,7 +104,9 @@ static bool spine_of(Arena *a, Phrase *e, Spine *sp) {
  * the body already filled.  Both are caught: x is marked consumed
  * (nuses -1), a second application is an internal error, and
  * translate_stage1 checks that no consumed binder's variable is left
- * (no_consumed_left). */
+ * (no_consumed_left), or its caller does, checking the result's
+ * invariants (translate_stage1_checked_after: phrase_invariant_violation
+ * finds a variable of a consumed binder). */
 static Phrase *apply_k(Stage1 *s, Phrase *k, Phrase *v) {
   if (k->kind != PH_LAM) return b_app(&s->b, k, v);
   Binder *x = k->lam_binder;
@@ -1243,7 +1245,10 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
   return r;
 }
 
-static DefInfo *stage1(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *kernel, Phrase *normal_body, bool plain) {
+/* guard: check no_consumed_left here (else the caller checks the
+ * result's invariants, which hold that check) */
+static DefInfo *stage1(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *kernel, Phrase *normal_body, bool plain,
+                       bool guard) {
   Stage1 s = {.b = {a, tc, in, normal_body->span, {{0}}},
               .temp_memory = {PRIM_NEW_GLOBAL, PRIM_NEW_GLOBAL},
               .params = {.arena = a},
@@ -1267,7 +1272,7 @@ static DefInfo *stage1(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *kerne
   for (int i = 0; i < kernel->nparams; i++) d->params[i + 1] = kernel->params[i];
   d->groups_own = in_place_groups_own(a, tc, in, kernel, normal_body, &d->groups_culprit);
   d->body = acc_tr(&s, normal_body, regions_acc(&s, kernel, out, 0));
-  no_consumed_left(d->body);
+  if (guard) no_consumed_left(d->body);
   d->result = tc->t_comm;
   PhraseType *t = tc->t_comm;
   for (int i = d->nparams - 1; i >= 0; i--) t = pt_fn(tc, d->params[i]->type, t);
@@ -1276,9 +1281,14 @@ static DefInfo *stage1(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *kerne
 }
 
 DefInfo *translate_stage1(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *kernel, Phrase *normal_body) {
-  return stage1(a, tc, in, kernel, normal_body, false);
+  return stage1(a, tc, in, kernel, normal_body, false, true);
+}
+
+DefInfo *translate_stage1_checked_after(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *kernel,
+                                        Phrase *normal_body) {
+  return stage1(a, tc, in, kernel, normal_body, false, false);
 }
 
 DefInfo *translate_stage1_plain(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *kernel, Phrase *normal_body) {
-  return stage1(a, tc, in, kernel, normal_body, true);
+  return stage1(a, tc, in, kernel, normal_body, true, true);
 }

@@ -13,6 +13,14 @@
  * first parameter, named `output`, or output_2 ... when the kernel has a
  * parameter of that name (the program's own names are kept). */
 DefInfo *translate_stage1(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *kernel, Phrase *normal_body);
+/* The same without its own walk of the result for a variable of a
+ * continuation parameter it consumed (stage1.c, no_consumed_left), for a
+ * caller that checks the result's invariants before reading it
+ * (phrase_invariant_violation, which finds one): the driver in debug
+ * builds (DPIA_CHECK_INVARIANTS; issue 35: the walk was a fifteenth of
+ * the stage) */
+DefInfo *translate_stage1_checked_after(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *kernel,
+                                        Phrase *normal_body);
 /* The same by Figure 5's rules as written: every application of a user's
  * lambda (a map's function, a reduction's step) substitutes a new variable
  * for its parameter, where stage1.c takes the parameter as it is at the

@@ -2,8 +2,9 @@
  * in debug builds (dpia/invariant.c, phrase_invariant_violation): each
  * stage's real output holds those of its stage, and outputs broken on
  * purpose (a primitive the stage should have removed, a variable out of
- * its binder's scope, a phrase without a type, a command below an
- * expression) are caught with the reason; and checked as made from the
+ * its binder's scope or of a continuation parameter stage I consumed, a
+ * phrase without a type, a command below an expression) are caught with
+ * the reason; and checked as made from the
  * stage before's output (phrase_invariant_violation_after), the same.
  * Prints `invariant: P passed, F failed`. */
 #include <stdio.h>
@@ -182,6 +183,24 @@ int main(void) {
   } else {
     expect(&t, "a variable in the imperative program", NULL, "a variable");
   }
+  /* a variable of a continuation parameter stage I consumed (its one
+   * variable overwritten in place, stage1.c apply_k), in scope: the
+   * check translate_stage1_checked_after leaves to this one */
+  Phrase *kvar = first_of(intermediate->body, PH_VAR);
+  if (kvar && kvar->binder->nuses >= 0) {
+    int saved = kvar->binder->nuses;
+    kvar->binder->nuses = -1;
+    expect(&t, "a consumed continuation's variable", phrase_invariant_violation(&env.arena, intermediate, PHRASE_INTERMEDIATE),
+           "which stage I consumed");
+    kvar->binder->nuses = saved;
+  } else {
+    expect(&t, "a variable in the intermediate program", NULL, "a variable");
+  }
+  /* the stage I the driver runs in debug builds, without its own walk,
+   * gives the same program */
+  DefInfo *unguarded = translate_stage1_checked_after(&env.arena, &env.tc, &env.in, k, body);
+  expect(&t, "stage I output, its own walk left to this check",
+         phrase_invariant_violation(&env.arena, unguarded, PHRASE_INTERMEDIATE), NULL);
   /* a phrase without a type */
   Phrase *assign = first_of(imperative->body, PH_ASSIGN);
   if (assign) {
