@@ -230,10 +230,14 @@ static bool pass_strategy(Ctx *c) {
   for (int i = 0; i < c->checked->ndefs; i++) {
     DefInfo *def = c->checked->defs[i];
     if (!def->is_kernel || !def->ok) continue;
-    c->normal[i] = normalize_def(c->arena, &c->tc, &c->diag, def);
     Span unlowered = {0};
-    if (c->normal[i]) def->ok = strategy_check_high_level(c->arena, &c->diag, def, c->normal[i], high_level, &unlowered);
-    else def->ok = false;
+    /* a kernel normal as checked, accepted as it is, in one walk */
+    c->normal[i] = strategy_check_normal_as_is(c->arena, &c->tc, &c->diag, def, high_level, &unlowered);
+    if (!c->normal[i]) {
+      c->normal[i] = normalize_def(c->arena, &c->tc, &c->diag, def);
+      if (c->normal[i]) def->ok = strategy_check_high_level(c->arena, &c->diag, def, c->normal[i], high_level, &unlowered);
+      else def->ok = false;
+    }
     c->unlowered[i] = def->ok && unlowered.src;
     if (c->unlowered[i] && c->opt->action == DPIA_CHECK)
       diag_remark(&c->diag, ERR_NEEDS_STRATEGY, unlowered,

@@ -122,6 +122,16 @@ typedef struct Strategy {
    * is no error; the first one is kept here */
   bool high_level;
   Span unlowered;
+  /* looking: whether the phrase walked is what normalize_def would give
+   * back as it is is looked for on the way (strategy_check_normal_as_is);
+   * not_as_is once the walk meets what normalize.c's already_normal
+   * refuses (a def, a lambda or def applied, a projection of a pair) or
+   * what the write-through of view maps moves (a plain map), or would
+   * leave a phrase unwalked (pair_of_parts): the walk stops there.  nodes
+   * counts the phrases walked (each spine's applications and head with
+   * it), at least the distinct ones, so more than the depth */
+  bool looking, not_as_is;
+  long nodes;
 } Strategy;
 
 /* How the value of a phrase is used: written straight to the output
@@ -925,6 +935,14 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
   const Phrase *head = spine.head;
   int nargs = spine.nargs;
   const Phrase *const *args = (const Phrase *const *)spine.args;
+  /* the spine's applications but p, and its head (Strategy.looking): a
+   * lambda or def applied is a redex, a plain map is written through */
+  s->nodes += nargs;
+  if (s->looking &&
+      ((nargs && (head->kind == PH_LAM || head->kind == PH_DEF)) || (head->kind == PH_PRIM && head->prim == PRIM_MAP))) {
+    s->not_as_is = true;
+    return;
+  }
   if (head->kind == PH_LAM && head->shares && nargs == 1) {
     /* a sharing let (normalize.c): its body is where the let is */
     walk(s, head->body, f, pos);
@@ -940,6 +958,10 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
   if (parts) {
     /* the regions of an in-place kernel written by one value's parts
      * through views (phrase_pair_of_parts): the value is written, once */
+    if (s->looking) {
+      s->not_as_is = true; /* not all of p walked: not known */
+      return;
+    }
     walk(s, parts, f, pos);
     return;
   }
@@ -1172,14 +1194,21 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
 }
 
 static void walk(Strategy *s, const Phrase *p, const Frame *f, Position pos) {
+  if (s->not_as_is) return;
+  s->nodes++;
   switch (p->kind) {
   case PH_VAR:
-  case PH_LIT:
-  case PH_DEF: return;
+  case PH_LIT: return;
+  case PH_DEF: s->not_as_is = s->looking; return;
   case PH_PRIM:
   case PH_APP: walk_spine(s, p, f, pos); return;
   case PH_LAM: walk(s, p->body, f, pos); return;
   case PH_PROJ:
+    if (s->looking && p->fst->kind == PH_PAIR) { /* a redex of the pair */
+      s->not_as_is = true;
+      return;
+    }
+    /* fall through */
   case PH_UNOP: walk(s, p->fst, f, (Position){false, p->span, PRIM_COUNT, p->prelude, NULL}); return;
   default:
     walk(s, p->fst, f, (Position){false, p->span, PRIM_COUNT, p->prelude, NULL});
@@ -1194,8 +1223,29 @@ bool strategy_check_kernel(Arena *a, Diag *diag, DefInfo *kernel, Phrase *normal
 
 bool strategy_check_high_level(Arena *a, Diag *diag, DefInfo *kernel, Phrase *normal_body, bool high_level,
                                Span *unlowered) {
-  Strategy s = {a, diag, kernel, true, contains_grid_map(normal_body), {0}, high_level, {0}};
+  Strategy s = {a, diag, kernel, true, contains_grid_map(normal_body), {0}, high_level, {0}, false, false, 0};
   walk(&s, normal_body, NULL, (Position){true, normal_body->span, PRIM_COUNT, NULL, NULL});
   if (unlowered) *unlowered = s.unlowered;
   return s.ok;
+}
+
+Phrase *strategy_check_normal_as_is(Arena *a, TypeCtx *tc, const Diag *diag, DefInfo *kernel, bool high_level,
+                                    Span *unlowered) {
+  /* reported into a list of its own: a body found not normal on the way
+   * is checked again after normalisation, whose messages are the ones */
+  Diag quiet;
+  diag_init(&quiet, a);
+  quiet.depth_scale = diag->depth_scale;
+  Phrase *body = kernel->body;
+  Strategy s = {a, &quiet, kernel, true, contains_grid_map(body), {0}, high_level, {0}, true, false, 0};
+  walk(&s, body, NULL, (Position){true, body->span, PRIM_COUNT, NULL, NULL});
+  /* already_normal's depth limit (levels = max_depth - 1 at the root),
+   * which no path of fewer nodes than walked reaches */
+  if (s.not_as_is || !s.ok || quiet.first || s.nodes >= diag_depth_limit(diag, DPIA_MAX_NORMAL_DEPTH)) return NULL;
+  /* as normalize_def: a run of its own, the reach its walk would find
+   * (a bound on the result's nodes) */
+  tc->norm_runs++;
+  tc->norm_reach = s.nodes;
+  if (unlowered) *unlowered = s.unlowered;
+  return body;
 }
