@@ -929,7 +929,9 @@ static void mirror_placement(Strategy *s, const Phrase *head, const Frame *f) {
   if (temp) diag_note(s->diag, temp->span, "the temporary: the result of this '%s'", prim_info[temp->prim].name);
 }
 
-static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position pos) {
+/* not inlined into walk, whose leaves (variables, literals) then cost a
+ * call without walk_spine's frame (issue 35) */
+static __attribute__((noinline)) void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position pos) {
   PhraseSpine spine;
   phrase_spine(s->arena, p, &spine);
   const Phrase *head = spine.head;
@@ -1134,7 +1136,11 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
                  "dependent array; read its rows where they are computed, or store them packed with depJoin",
                  construct_name(s->arena, prim, head->dim, head->span), dt_str(s->arena, kept));
   }
-  bool body_has_grid = nargs > 0 && is_body_arg(prim, 0) && grid_below(s, f, args[0]);
+  /* is_body_arg(prim, i) is i == 0 && computes: the primitive's part
+   * asked once a spine, as whether its other arguments pass the acceptor
+   * on (a call each per argument were a tenth of the walk, issue 35) */
+  bool computes = prim_computes(prim);
+  bool body_has_grid = nargs > 0 && computes && grid_below(s, f, args[0]);
   bool sequential_temp = materialises && !is_grid_map(role) && !body_has_grid;
   if (!g && s->has_grid && sequential_temp) {
     /* the same at the top of a kernel: every work-item of the grid would
@@ -1176,16 +1182,17 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
     }
   }
   Frame inner = {prim, role, head->dim, head->span, f, false, head->dep_index, false};
+  bool through = pos.to_output && passes_acceptor(prim);
   for (int i = 0; i < nargs; i++) {
-    if (is_body_arg(prim, i)) {
-      bool grid = i == 0 ? body_has_grid : grid_below(s, f, args[i]);
+    if (i == 0 && computes) {
+      bool grid = body_has_grid;
       inner.has_nested_grid = is_grid_map(role) && grid;
       inner.gridless = !grid;
       /* a misplaced toPrivate was reported: its body is not checked as
        * private code again (no cascade) */
       walk(s, args[i], result_in_private ? f : &inner, (Position){true, head->span, prim, head->prelude, NULL});
     } else {
-      Position arg = {pos.to_output && passes_acceptor(prim), head->span, prim, head->prelude, NULL};
+      Position arg = {through, head->span, prim, head->prelude, NULL};
       if (prim == PRIM_MAP && i == 1)
         arg.reader_why = computing_fn(s->arena, args[0]) ? "it computes" : not_through_fn(s->arena, args[0]);
       walk(s, args[i], f, arg);
