@@ -7,7 +7,8 @@
  * field for field, the node b_app would build (kind, mark of normality,
  * span, type, prelude def, function, argument, and the fields an
  * application leaves zero), and else what b_app builds: each field of
- * an old node changed in turn.  Prints `build: P passed, F failed`. */
+ * an old node changed in turn.  phrase_spine takes apart applications of
+ * 0 to 9 arguments.  Prints `build: P passed, F failed`. */
 #include <stdio.h>
 #include <string.h>
 
@@ -83,6 +84,28 @@ int main(void) {
     } else {
       failed++;
       fprintf(stderr, "test_build: b_app_as with field %d of the old application changed is wrong\n", change);
+    }
+  }
+  /* phrase_spine of applications of 0 to 9 arguments (up to 6 in the
+   * spine itself, more in the arena): the head and the arguments in order */
+  for (int n = 0; n <= 9; n++) {
+    PhraseType *t = env.tc.t_comm;
+    Phrase *args[9];
+    for (int k = n - 1; k >= 0; k--) {
+      args[k] = b_index(&b, size_const(&env.tc.sizes, k), size_const(&env.tc.sizes, 10));
+      t = pt_fn(&env.tc, args[k]->type, t);
+    }
+    Phrase *head = b_prim(&b, PRIM_SKIP, 0, t), *app = head;
+    for (int k = 0; k < n; k++) app = b_app(&b, app, args[k]);
+    PhraseSpine sp;
+    phrase_spine(&env.arena, app, &sp);
+    bool right = sp.head == head && sp.nargs == n;
+    for (int k = 0; right && k < n; k++) right = sp.args[k] == args[k];
+    if (right) {
+      passed++;
+    } else {
+      failed++;
+      fprintf(stderr, "test_build: the spine of an application of %d arguments is wrong\n", n);
     }
   }
   printf("build: %d passed, %d failed\n", passed, failed);
