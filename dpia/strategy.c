@@ -1044,8 +1044,12 @@ static __attribute__((noinline)) void walk_spine(Strategy *s, const Phrase *p, c
       private_t = p->type->data;
     break;
   case ROLE_REDUCE:
-    if (nargs == 3 && !contains_prim(args[0], PRIM_MAP_LOCAL))
-      private_t = args[1]->type->data; /* a mapLocal's accumulator is local (docs/language.md) */
+    /* a mapLocal's accumulator is local (docs/language.md); a scalar one,
+     * of no array and no row, passes every test of private_t below either
+     * way: not looked for there (issue 35) */
+    if (nargs == 3 &&
+        (dt_resolve(args[1]->type->data)->kind == DT_SCALAR || !contains_prim(args[0], PRIM_MAP_LOCAL)))
+      private_t = args[1]->type->data;
     break;
   case ROLE_REDUCE_RANGE:
     /* its accumulator is private (stage1.c, reduce_range) */
