@@ -230,10 +230,14 @@ static bool pass_strategy(Ctx *c) {
   for (int i = 0; i < c->checked->ndefs; i++) {
     DefInfo *def = c->checked->defs[i];
     if (!def->is_kernel || !def->ok) continue;
-    c->normal[i] = normalize_def(c->arena, &c->tc, &c->diag, def);
     Span unlowered = {0};
-    if (c->normal[i]) def->ok = strategy_check_high_level(c->arena, &c->diag, def, c->normal[i], high_level, &unlowered);
-    else def->ok = false;
+    /* a kernel normal as checked, accepted as it is, in one walk */
+    c->normal[i] = strategy_check_normal_as_is(c->arena, &c->tc, &c->diag, def, high_level, &unlowered);
+    if (!c->normal[i]) {
+      c->normal[i] = normalize_def(c->arena, &c->tc, &c->diag, def);
+      if (c->normal[i]) def->ok = strategy_check_high_level(c->arena, &c->diag, def, c->normal[i], high_level, &unlowered);
+      else def->ok = false;
+    }
     c->unlowered[i] = def->ok && unlowered.src;
     if (c->unlowered[i] && c->opt->action == DPIA_CHECK)
       diag_remark(&c->diag, ERR_NEEDS_STRATEGY, unlowered,
@@ -364,9 +368,10 @@ static bool invariants_hold(Ctx *c, const DefInfo *kernel, const DefInfo *out, P
  * (hoisting without memory to hoist), only the primitives its stage
  * removes are looked for (phrase_invariant_violation_after) */
 static bool invariants_hold_after(Ctx *c, const DefInfo *kernel, const DefInfo *out, PhraseStage stage,
-                                  const DefInfo *before) {
+                                  const DefInfo *before, const PhraseFound *in_before, PhraseFound *found) {
   if (!DPIA_CHECK_INVARIANTS || !out) return true;
-  const char *why = phrase_invariant_violation_after(c->arena, out, stage, before, (PhraseStage)(stage - 1));
+  const char *why =
+      phrase_invariant_violation_noting(c->arena, out, stage, before, (PhraseStage)(stage - 1), in_before, found);
   return invariant_reported(c, kernel, stage, why);
 }
 
@@ -379,13 +384,21 @@ static bool pass_translate(Ctx *c) {
   for (int i = 0; i < n; i++) {
     DefInfo *def = c->checked->defs[i];
     if (!selected(c, def) || c->unlowered[i]) continue;
-    c->intermediate[i] = translate_stage1(c->arena, &c->tc, &c->in, def, c->normal[i]);
+    /* the invariants checked next hold stage I's own last check */
+    c->intermediate[i] = DPIA_CHECK_INVARIANTS ? translate_stage1_checked_after(c->arena, &c->tc, &c->in, def, c->normal[i])
+                                               : translate_stage1(c->arena, &c->tc, &c->in, def, c->normal[i]);
     if (!invariants_hold(c, def, c->intermediate[i], PHRASE_INTERMEDIATE)) return false;
     c->imperative[i] = translate_stage2(c->arena, &c->tc, &c->in, &c->diag, c->intermediate[i]);
-    if (!c->imperative[i] || !invariants_hold_after(c, def, c->imperative[i], PHRASE_IMPERATIVE, c->intermediate[i]))
+    /* what the check of stage II's output meets, which hoisting's then
+     * need not look for again */
+    PhraseFound imperative = {false, false};
+    if (!c->imperative[i] ||
+        !invariants_hold_after(c, def, c->imperative[i], PHRASE_IMPERATIVE, c->intermediate[i], NULL, &imperative))
       return false;
     c->hoisted[i] = translate_hoist(c->arena, &c->tc, &c->in, &c->diag, c->imperative[i]);
-    if (!c->hoisted[i] || !invariants_hold_after(c, def, c->hoisted[i], PHRASE_HOISTED, c->imperative[i])) return false;
+    if (!c->hoisted[i] ||
+        !invariants_hold_after(c, def, c->hoisted[i], PHRASE_HOISTED, c->imperative[i], &imperative, NULL))
+      return false;
   }
   return true;
 }

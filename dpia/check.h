@@ -159,6 +159,18 @@ bool strategy_check_kernel(Arena *a, Diag *diag, DefInfo *kernel, Phrase *normal
  * source when there is none. */
 bool strategy_check_high_level(Arena *a, Diag *diag, DefInfo *kernel, Phrase *normal_body, bool high_level,
                                Span *unlowered);
+/* Both at once where they can be: kernel's checked body when it is what
+ * normalize_def gives back as it is (no def, no lambda or def applied, no
+ * projection of a pair, within the depth limit: normalize.c's
+ * already_normal; and no plain map, which the write-through may move)
+ * and strategy_check_high_level accepts it reporting nothing, seen in
+ * one walk of it where the two made two (issue 35), TypeCtx.norm_runs
+ * and norm_reach as normalize_def leaves them (its marks of normality
+ * not set: the later passes trust only their own runs'); else NULL,
+ * with nothing reported, for the caller to normalise and check as
+ * before.  diag gives only the depth limit. */
+Phrase *strategy_check_normal_as_is(Arena *a, TypeCtx *tc, const Diag *diag, DefInfo *kernel, bool high_level,
+                                    Span *unlowered);
 /* A kernel's normal body with each view map in output position that reads
  * a grid map moved inside that map's function, where it writes through:
  * map f (mapGlobal g xs) = mapGlobal (\x -> f (g x)) xs, for f a view

@@ -22,6 +22,7 @@ typedef struct Checker {
   Arena *arena;
   PhraseStage stage;
   const char *violation; /* the first one found */
+  bool new_global;       /* a newGlobal met (PhraseFound) */
 } Checker;
 
 /* a primitive the stage should have translated away */
@@ -69,6 +70,8 @@ static bool left_over(Prim prim, PhraseStage stage) {
   return false;
 }
 
+bool phrase_left_over(Prim prim, PhraseStage stage) { return left_over(prim, stage); }
+
 static void fail(Checker *c, const Phrase *p, const char *what) {
   if (!c->violation)
     c->violation = arena_printf(c->arena, "%s (a %s phrase from bytes %u-%u of the source)", what,
@@ -95,10 +98,17 @@ static inline __attribute__((always_inline)) void check(Checker *c, const Phrase
       fail(c, p, "a variable without a binder");
     else if (!in_scope(p->binder))
       fail(c, p, arena_printf(c->arena, "variable '%s' used outside the scope of its binder", p->binder->name));
+    else if (p->binder->nuses < 0)
+      /* stage I applied the continuation \x -> body by overwriting x's
+       * one variable (stage1.c, apply_k): another is a copy made before,
+       * left behind */
+      fail(c, p, arena_printf(c->arena, "a variable of continuation parameter '%s', which stage I consumed",
+                              p->binder->name));
     return;
   case PH_PRIM:
     if (left_over(p->prim, c->stage))
       fail(c, p, arena_printf(c->arena, "primitive %s left by the stage", prim_info[p->prim].name));
+    c->new_global |= p->prim == PRIM_NEW_GLOBAL;
     return;
   case PH_LAM:
     if (!is_fn(p->type)) fail(c, p, "a lambda without a function type");
@@ -137,18 +147,20 @@ static inline __attribute__((always_inline)) void check(Checker *c, const Phrase
 
 static void walk(Checker *c, const Phrase *p) { check(c, p, true); }
 
-static const char *violation(Arena *a, const DefInfo *def, PhraseStage stage) {
-  Checker c = {a, stage, NULL};
+/* the walk of every phrase of def; found, if not NULL, what it met */
+static const char *violation(Arena *a, const DefInfo *def, PhraseStage stage, PhraseFound *found) {
+  Checker c = {a, stage, NULL, false};
   if (!def->body) return "a def without a body";
   if (def->body->type && def->body->type->kind != PT_COMM) return "the body of the def is not a command";
   for (int i = 0; i < def->nparams; i++) bind(def->params[i]);
   walk(&c, def->body);
   for (int i = 0; i < def->nparams; i++) unbind(def->params[i]);
+  if (found && !c.violation) *found = (PhraseFound){true, c.new_global};
   return c.violation;
 }
 
 const char *phrase_invariant_violation(Arena *a, const DefInfo *def, PhraseStage stage) {
-  return violation(a, def, stage);
+  return violation(a, def, stage, NULL);
 }
 
 /* the first primitive in p left by stage that was not by the stage
@@ -205,15 +217,15 @@ static const Binder *moved_allocation(const Phrase *p) {
  * stage removes: only those are looked for (walk_left_over).  Where the
  * two part (a stage's rewrite: a lowered combinator, a use of a buffer
  * hoisting widened), a is walked in full. */
-static void walk_both(Checker *c, const Phrase *a, const Phrase *b, PhraseStage before) {
+static void walk_both(Checker *c, const Phrase *a, const Phrase *b, PhraseStage before, bool none_left) {
   if (c->violation) return;
   if (a == b) {
-    walk_left_over(c, a, before);
+    if (!none_left) walk_left_over(c, a, before);
     return;
   }
   const Binder *moved = moved_allocation(b), *made = moved_allocation(a);
   if (moved && moved != made && in_scope(moved)) {
-    walk_both(c, a, b->snd->body, before);
+    walk_both(c, a, b->snd->body, before, none_left);
     return;
   }
   if (made && made != moved) {
@@ -222,7 +234,7 @@ static void walk_both(Checker *c, const Phrase *a, const Phrase *b, PhraseStage 
     check(c, a->snd, false);
     if (c->violation) return;
     bind(made);
-    walk_both(c, a->snd->body, b, before);
+    walk_both(c, a->snd->body, b, before, none_left);
     unbind(made);
     return;
   }
@@ -235,7 +247,7 @@ static void walk_both(Checker *c, const Phrase *a, const Phrase *b, PhraseStage 
   switch (a->kind) {
   case PH_LAM:
     bind(a->lam_binder);
-    walk_both(c, a->body, b->body, before);
+    walk_both(c, a->body, b->body, before, none_left);
     unbind(a->lam_binder);
     return;
   case PH_APP:
@@ -243,11 +255,11 @@ static void walk_both(Checker *c, const Phrase *a, const Phrase *b, PhraseStage 
   case PH_ASSIGN:
   case PH_PAIR:
   case PH_BINOP:
-    walk_both(c, a->fst, b->fst, before);
-    walk_both(c, a->snd, b->snd, before);
+    walk_both(c, a->fst, b->fst, before, none_left);
+    walk_both(c, a->snd, b->snd, before, none_left);
     return;
   case PH_PROJ:
-  case PH_UNOP: walk_both(c, a->fst, b->fst, before); return;
+  case PH_UNOP: walk_both(c, a->fst, b->fst, before, none_left); return;
   case PH_VAR:
   case PH_PRIM:
   case PH_LIT:
@@ -258,15 +270,34 @@ static void walk_both(Checker *c, const Phrase *a, const Phrase *b, PhraseStage 
 
 const char *phrase_invariant_violation_after(Arena *a, const DefInfo *def, PhraseStage stage, const DefInfo *before,
                                              PhraseStage before_stage) {
-  if (before_stage > stage || !def->body || !before->body) return violation(a, def, stage);
-  Checker c = {a, stage, NULL};
+  return phrase_invariant_violation_noting(a, def, stage, before, before_stage, NULL, NULL);
+}
+
+/* Whether the primitives stage removes that before_stage left (left_over)
+ * are newGlobal alone: so where the walk of before met none, none of its
+ * phrases holds one (test invariant checks it with phrase_left_over for
+ * every primitive) */
+static bool removes_new_global_only(PhraseStage stage, PhraseStage before_stage) {
+  return stage == PHRASE_HOISTED && before_stage == PHRASE_IMPERATIVE;
+}
+
+const char *phrase_invariant_violation_noting(Arena *a, const DefInfo *def, PhraseStage stage, const DefInfo *before,
+                                              PhraseStage before_stage, const PhraseFound *in_before,
+                                              PhraseFound *found) {
+  if (found) *found = (PhraseFound){false, false};
+  if (before_stage > stage || !def->body || !before->body) return violation(a, def, stage, found);
+  /* a phrase of before given back as it is holds no primitive the stage
+   * removes where the walk of all of before met none: not looked into
+   * (walk_left_over) */
+  bool none_left = in_before && in_before->known && !in_before->new_global && removes_new_global_only(stage, before_stage);
+  Checker c = {a, stage, NULL, false};
   bool same = def->body == before->body && def->nparams == before->nparams;
   for (int i = 0; same && i < def->nparams; i++) same = def->params[i] == before->params[i];
   if (same) {
     /* the very phrases under the very parameters: every check gives what
      * it gave for before, but the primitives this stage should have
      * removed */
-    walk_left_over(&c, def->body, before_stage);
+    if (!none_left) walk_left_over(&c, def->body, before_stage);
     return c.violation;
   }
   /* The walk together pays where the stage gives back most of the
@@ -274,15 +305,15 @@ const char *phrase_invariant_violation_after(Arena *a, const DefInfo *def, Phras
    * moves); stage II rewrites most of it (each map's body lowered, its
    * element substituted), which is walked in full.  before's parameters
    * must be among def's (hoisting adds its global buffers). */
-  if (stage != PHRASE_HOISTED) return violation(a, def, stage);
+  if (stage != PHRASE_HOISTED) return violation(a, def, stage, found);
   for (int i = 0; i < before->nparams; i++) {
     bool kept = false;
     for (int j = 0; j < def->nparams && !kept; j++) kept = def->params[j] == before->params[i];
-    if (!kept) return violation(a, def, stage);
+    if (!kept) return violation(a, def, stage, found);
   }
   if (def->body->type && def->body->type->kind != PT_COMM) return "the body of the def is not a command";
   for (int i = 0; i < def->nparams; i++) bind(def->params[i]);
-  walk_both(&c, def->body, before->body, before_stage);
+  walk_both(&c, def->body, before->body, before_stage, none_left);
   for (int i = 0; i < def->nparams; i++) unbind(def->params[i]);
   return c.violation;
 }

@@ -2,14 +2,34 @@
 #include "phrase.h"
 
 void phrase_spine(Arena *a, const Phrase *p, PhraseSpine *s) {
+  /* most spines (a primitive and its few arguments): one walk down the
+   * applications, their arguments put in place from the last (issue 35:
+   * the walk to count them and the walk to collect them were a twentieth
+   * of the stages between the checker and code generation) */
+  enum { FEW = DPIA_COUNTOF(s->few_args) };
+  const Phrase *q = p;
+  int n = 0;
+  Phrase *last_first[FEW];
+  while (q->kind == PH_APP && n < FEW) {
+    last_first[n++] = q->snd;
+    q = q->fst;
+  }
+  if (q->kind != PH_APP) {
+    s->head = (Phrase *)q;
+    s->nargs = n;
+    s->args = s->few_args;
+    for (int i = 0; i < n; i++) s->few_args[i] = last_first[n - 1 - i];
+    return;
+  }
+  /* more: counted, then collected into the arena */
   s->head = (Phrase *)p;
   s->nargs = 0;
   while (s->head->kind == PH_APP) {
     s->nargs++;
     s->head = s->head->fst;
   }
-  s->args = s->nargs <= (int)DPIA_COUNTOF(s->few_args) ? s->few_args : NEWARRAY(a, Phrase *, s->nargs);
-  const Phrase *q = p;
+  s->args = NEWARRAY(a, Phrase *, s->nargs);
+  q = p;
   for (int i = s->nargs - 1; i >= 0; i--) {
     s->args[i] = q->snd;
     q = q->fst;

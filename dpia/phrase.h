@@ -324,8 +324,10 @@ static inline DataType *def_updated_type(TypeCtx *tc, const DefInfo *def) {
 /* invariant.c: what is wrong with def, the output of stage, or NULL when
  * its invariants hold: every phrase has a type, a lambda's is a function
  * type, a command's is comm, every variable is in the scope of its binder
- * (an enclosing lambda or a parameter of def), no value is applied to a
- * command (phrase_is_value), and no primitive that the
+ * (an enclosing lambda or a parameter of def) and none is of a
+ * continuation parameter stage I consumed (Binder.nuses -1: its one
+ * variable overwritten, translate/stage1.c apply_k), no value is applied
+ * to a command (phrase_is_value), and no primitive that the
  * stages so far translate away is left (functional maps, reductions and
  * toX after stage I, mapI and reduceI after stage II, newGlobal after
  * hoisting).  The driver checks it between the passes in debug builds
@@ -343,5 +345,24 @@ const char *phrase_invariant_violation(Arena *a, const DefInfo *def, PhraseStage
  * phrase_invariant_violation. */
 const char *phrase_invariant_violation_after(Arena *a, const DefInfo *def, PhraseStage stage, const DefInfo *before,
                                              PhraseStage before_stage);
+/* a primitive the stages up to stage translate away (invariant.c) */
+bool phrase_left_over(Prim prim, PhraseStage stage);
+/* What the check of a program met besides a violation, for the check of
+ * the next stage's output: known where it walked every phrase (not where
+ * it took before's very phrases, walk_left_over), then whether a
+ * newGlobal is among them */
+typedef struct PhraseFound {
+  bool known;
+  bool new_global;
+} PhraseFound;
+/* phrase_invariant_violation_after, with what the check of before found
+ * (in_before, or NULL: not known), and what this one finds (found, if not
+ * NULL): where before holds no newGlobal, a phrase of before hoisting
+ * gives back as it is is not looked into for one, the one primitive
+ * hoisting removes (issue 35: a walk of most of the program, found
+ * already by the walk of stage II's output) */
+const char *phrase_invariant_violation_noting(Arena *a, const DefInfo *def, PhraseStage stage, const DefInfo *before,
+                                              PhraseStage before_stage, const PhraseFound *in_before,
+                                              PhraseFound *found);
 
 #endif

@@ -122,6 +122,16 @@ typedef struct Strategy {
    * is no error; the first one is kept here */
   bool high_level;
   Span unlowered;
+  /* looking: whether the phrase walked is what normalize_def would give
+   * back as it is is looked for on the way (strategy_check_normal_as_is);
+   * not_as_is once the walk meets what normalize.c's already_normal
+   * refuses (a def, a lambda or def applied, a projection of a pair) or
+   * what the write-through of view maps moves (a plain map), or would
+   * leave a phrase unwalked (pair_of_parts): the walk stops there.  nodes
+   * counts the phrases walked (each spine's applications and head with
+   * it), at least the distinct ones, so more than the depth */
+  bool looking, not_as_is;
+  long nodes;
 } Strategy;
 
 /* How the value of a phrase is used: written straight to the output
@@ -919,12 +929,22 @@ static void mirror_placement(Strategy *s, const Phrase *head, const Frame *f) {
   if (temp) diag_note(s->diag, temp->span, "the temporary: the result of this '%s'", prim_info[temp->prim].name);
 }
 
-static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position pos) {
+/* not inlined into walk, whose leaves (variables, literals) then cost a
+ * call without walk_spine's frame (issue 35) */
+static __attribute__((noinline)) void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position pos) {
   PhraseSpine spine;
   phrase_spine(s->arena, p, &spine);
   const Phrase *head = spine.head;
   int nargs = spine.nargs;
   const Phrase *const *args = (const Phrase *const *)spine.args;
+  /* the spine's applications but p, and its head (Strategy.looking): a
+   * lambda or def applied is a redex, a plain map is written through */
+  s->nodes += nargs;
+  if (s->looking &&
+      ((nargs && (head->kind == PH_LAM || head->kind == PH_DEF)) || (head->kind == PH_PRIM && head->prim == PRIM_MAP))) {
+    s->not_as_is = true;
+    return;
+  }
   if (head->kind == PH_LAM && head->shares && nargs == 1) {
     /* a sharing let (normalize.c): its body is where the let is */
     walk(s, head->body, f, pos);
@@ -940,6 +960,10 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
   if (parts) {
     /* the regions of an in-place kernel written by one value's parts
      * through views (phrase_pair_of_parts): the value is written, once */
+    if (s->looking) {
+      s->not_as_is = true; /* not all of p walked: not known */
+      return;
+    }
     walk(s, parts, f, pos);
     return;
   }
@@ -1020,8 +1044,12 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
       private_t = p->type->data;
     break;
   case ROLE_REDUCE:
-    if (nargs == 3 && !contains_prim(args[0], PRIM_MAP_LOCAL))
-      private_t = args[1]->type->data; /* a mapLocal's accumulator is local (docs/language.md) */
+    /* a mapLocal's accumulator is local (docs/language.md); a scalar one,
+     * of no array and no row, passes every test of private_t below either
+     * way: not looked for there (issue 35) */
+    if (nargs == 3 &&
+        (dt_resolve(args[1]->type->data)->kind == DT_SCALAR || !contains_prim(args[0], PRIM_MAP_LOCAL)))
+      private_t = args[1]->type->data;
     break;
   case ROLE_REDUCE_RANGE:
     /* its accumulator is private (stage1.c, reduce_range) */
@@ -1112,7 +1140,11 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
                  "dependent array; read its rows where they are computed, or store them packed with depJoin",
                  construct_name(s->arena, prim, head->dim, head->span), dt_str(s->arena, kept));
   }
-  bool body_has_grid = nargs > 0 && is_body_arg(prim, 0) && grid_below(s, f, args[0]);
+  /* is_body_arg(prim, i) is i == 0 && computes: the primitive's part
+   * asked once a spine, as whether its other arguments pass the acceptor
+   * on (a call each per argument were a tenth of the walk, issue 35) */
+  bool computes = prim_computes(prim);
+  bool body_has_grid = nargs > 0 && computes && grid_below(s, f, args[0]);
   bool sequential_temp = materialises && !is_grid_map(role) && !body_has_grid;
   if (!g && s->has_grid && sequential_temp) {
     /* the same at the top of a kernel: every work-item of the grid would
@@ -1154,16 +1186,17 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
     }
   }
   Frame inner = {prim, role, head->dim, head->span, f, false, head->dep_index, false};
+  bool through = pos.to_output && passes_acceptor(prim);
   for (int i = 0; i < nargs; i++) {
-    if (is_body_arg(prim, i)) {
-      bool grid = i == 0 ? body_has_grid : grid_below(s, f, args[i]);
+    if (i == 0 && computes) {
+      bool grid = body_has_grid;
       inner.has_nested_grid = is_grid_map(role) && grid;
       inner.gridless = !grid;
       /* a misplaced toPrivate was reported: its body is not checked as
        * private code again (no cascade) */
       walk(s, args[i], result_in_private ? f : &inner, (Position){true, head->span, prim, head->prelude, NULL});
     } else {
-      Position arg = {pos.to_output && passes_acceptor(prim), head->span, prim, head->prelude, NULL};
+      Position arg = {through, head->span, prim, head->prelude, NULL};
       if (prim == PRIM_MAP && i == 1)
         arg.reader_why = computing_fn(s->arena, args[0]) ? "it computes" : not_through_fn(s->arena, args[0]);
       walk(s, args[i], f, arg);
@@ -1172,14 +1205,21 @@ static void walk_spine(Strategy *s, const Phrase *p, const Frame *f, Position po
 }
 
 static void walk(Strategy *s, const Phrase *p, const Frame *f, Position pos) {
+  if (s->not_as_is) return;
+  s->nodes++;
   switch (p->kind) {
   case PH_VAR:
-  case PH_LIT:
-  case PH_DEF: return;
+  case PH_LIT: return;
+  case PH_DEF: s->not_as_is = s->looking; return;
   case PH_PRIM:
   case PH_APP: walk_spine(s, p, f, pos); return;
   case PH_LAM: walk(s, p->body, f, pos); return;
   case PH_PROJ:
+    if (s->looking && p->fst->kind == PH_PAIR) { /* a redex of the pair */
+      s->not_as_is = true;
+      return;
+    }
+    /* fall through */
   case PH_UNOP: walk(s, p->fst, f, (Position){false, p->span, PRIM_COUNT, p->prelude, NULL}); return;
   default:
     walk(s, p->fst, f, (Position){false, p->span, PRIM_COUNT, p->prelude, NULL});
@@ -1194,8 +1234,29 @@ bool strategy_check_kernel(Arena *a, Diag *diag, DefInfo *kernel, Phrase *normal
 
 bool strategy_check_high_level(Arena *a, Diag *diag, DefInfo *kernel, Phrase *normal_body, bool high_level,
                                Span *unlowered) {
-  Strategy s = {a, diag, kernel, true, contains_grid_map(normal_body), {0}, high_level, {0}};
+  Strategy s = {a, diag, kernel, true, contains_grid_map(normal_body), {0}, high_level, {0}, false, false, 0};
   walk(&s, normal_body, NULL, (Position){true, normal_body->span, PRIM_COUNT, NULL, NULL});
   if (unlowered) *unlowered = s.unlowered;
   return s.ok;
+}
+
+Phrase *strategy_check_normal_as_is(Arena *a, TypeCtx *tc, const Diag *diag, DefInfo *kernel, bool high_level,
+                                    Span *unlowered) {
+  /* reported into a list of its own: a body found not normal on the way
+   * is checked again after normalisation, whose messages are the ones */
+  Diag quiet;
+  diag_init(&quiet, a);
+  quiet.depth_scale = diag->depth_scale;
+  Phrase *body = kernel->body;
+  Strategy s = {a, &quiet, kernel, true, contains_grid_map(body), {0}, high_level, {0}, true, false, 0};
+  walk(&s, body, NULL, (Position){true, body->span, PRIM_COUNT, NULL, NULL});
+  /* already_normal's depth limit (levels = max_depth - 1 at the root),
+   * which no path of fewer nodes than walked reaches */
+  if (s.not_as_is || !s.ok || quiet.first || s.nodes >= diag_depth_limit(diag, DPIA_MAX_NORMAL_DEPTH)) return NULL;
+  /* as normalize_def: a run of its own, the reach its walk would find
+   * (a bound on the result's nodes) */
+  tc->norm_runs++;
+  tc->norm_reach = s.nodes;
+  if (unlowered) *unlowered = s.unlowered;
+  return body;
 }

@@ -57,19 +57,17 @@ Phrase *b_app(Builder *b, Phrase *fn, Phrase *arg) {
 }
 
 Phrase *b_app_as(Builder *b, Phrase *old, Phrase *fn, Phrase *arg) {
-  if (old->kind == PH_APP && old->fst == fn && old->snd == arg && (fn->type->kind == PT_FN || fn->type->kind == PT_FN_P)) {
-    /* byte for byte what node() and b_app make (arena memory is zeroed,
-     * padding included); any difference, a mark of normality included,
-     * builds anew as before */
-    Phrase like;
-    memset(&like, 0, sizeof like);
-    like.kind = PH_APP;
-    like.span = b->span;
-    like.type = fn->type->snd;
-    like.fst = fn;
-    like.snd = arg;
-    if (memcmp(&like, old, sizeof like) == 0) return old;
-  }
+  /* every field of an application that node() and b_app set, or leave
+   * zero, compared: the one a pass reads (kind, mark, span, type, prelude
+   * def, fst, snd) and the others an application has (index, op, unop).
+   * Any difference, a mark of normality included, builds anew as before.
+   * (The memset and memcmp of a whole Phrase were a tenth of stage II,
+   * issue 35; the other members of the union an application never reads) */
+  if (old->kind == PH_APP && old->fst == fn && old->snd == arg && (fn->type->kind == PT_FN || fn->type->kind == PT_FN_P) &&
+      old->type == fn->type->snd && old->normal_run == 0 && old->span.src == b->span.src &&
+      old->span.begin == b->span.begin && old->span.end == b->span.end && !old->prelude && !old->index && !old->op &&
+      !old->unop)
+    return old;
   return b_app(b, fn, arg);
 }
 

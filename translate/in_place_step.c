@@ -74,7 +74,9 @@ static bool element_part(Arena *a, const Phrase *f, const Phrase *in, AccPart y,
 
 /* A[[e]](o) reads every part of y before it writes that part of o */
 static bool direct_ok(Arena *a, const Phrase *e, AccPart y) {
-  if (!part_uses(a, e, y) || is_scalar_data(b_data(e))) return true;
+  /* a scalar is written at once, after it is computed: asked first, for
+   * it needs no walk of e (issue 35) */
+  if (is_scalar_data(b_data(e)) || !part_uses(a, e, y)) return true;
   /* a sharing let (docs/language.md section 4) computes its value, into a
    * variable of its own, before its body runs (shared_let): whatever of y
    * the value reads it has read when the body writes o, so the let is in

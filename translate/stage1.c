@@ -104,7 +104,9 @@ static bool spine_of(Arena *a, Phrase *e, Spine *sp) {
  * the body already filled.  Both are caught: x is marked consumed
  * (nuses -1), a second application is an internal error, and
  * translate_stage1 checks that no consumed binder's variable is left
- * (no_consumed_left). */
+ * (no_consumed_left), or its caller does, checking the result's
+ * invariants (translate_stage1_checked_after: phrase_invariant_violation
+ * finds a variable of a consumed binder). */
 static Phrase *apply_k(Stage1 *s, Phrase *k, Phrase *v) {
   if (k->kind != PH_LAM) return b_app(&s->b, k, v);
   Binder *x = k->lam_binder;
@@ -149,6 +151,28 @@ static void no_consumed_left(const Phrase *p) {
 
 /* K = \x -> body, where body is built by the caller after the binder exists */
 static Binder *k_binder(Stage1 *s, const char *name, DataType *t) { return b_binder(&s->b, name, pt_exp(s->b.tc, t)); }
+
+/* The value C[[e]](\x -> body) hands body: e made directly where it
+ * passes through (passed_through), *x then NULL; else the variable of a
+ * new binder *x named name, body's continuation's parameter, which
+ * by_rules then binds.  So a rule that reads an operand by
+ * C[[e]](\x -> body) builds body with the value in the variable's place
+ * where con_tr would apply \x -> body to it at once, overwriting the one
+ * variable (apply_k): the binder, its variable and the lambda are made
+ * for nothing (issue 35).  passed_through makes no name and no binder,
+ * so taking it first leaves the order of the builder's calls that
+ * matters (temporaries' names, dependent rows) as con_tr's. */
+static Phrase *operand(Stage1 *s, Phrase *e, const char *name, Binder **x) {
+  Phrase *v = passed_through(s, e);
+  *x = v ? NULL : k_binder(s, name, b_data(e));
+  return v ? v : b_var(&s->b, *x);
+}
+
+/* C[[e]](\x -> body) for the binder operand gave (body itself where e
+ * passed through) */
+static Phrase *by_rules(Stage1 *s, Phrase *e, Binder *x, Phrase *body) {
+  return x ? con_rules(s, e, b_lam(&s->b, x, body, false)) : body;
+}
 
 static unsigned applied_slot(const Stage1 *s, const void *key) {
   unsigned i = (unsigned)((uintptr_t)key >> 4) * 2654435761u & (unsigned)(s->applied_cap - 1);
@@ -820,10 +844,10 @@ static Phrase *con_rules(Stage1 *s, Phrase *e, Phrase *k) {
         r = materialise(s, temp_memory_of(s, sp.head, sp.args[0]), "tmp", e, k);
         break;
       PRIM_CASES_REDUCE : {
-        Binder *x = k_binder(s, "x", b_data(sp.args[2]));
-        Binder *y = k_binder(s, "y", b_data(sp.args[1]));
-        Phrase *red = reduce_i(s, &sp, b_var(b, y), b_var(b, x), k);
-        r = con_tr(s, sp.args[2], b_lam(b, x, con_tr(s, sp.args[1], b_lam(b, y, red, false)), false));
+        Binder *x, *y;
+        Phrase *in = operand(s, sp.args[2], "x", &x), *init = operand(s, sp.args[1], "y", &y);
+        Phrase *red = reduce_i(s, &sp, init, in, k);
+        r = by_rules(s, sp.args[2], x, by_rules(s, sp.args[1], y, red));
         break;
       }
       PRIM_CASES_REDUCE_RANGE:
@@ -1013,8 +1037,9 @@ static Phrase *pair_of_parts(Stage1 *s, const Phrase *e, const Spine *sp, Phrase
 /* A[[E]](A) by way of C: C[[E]](\x -> A :=d x) */
 static Phrase *acc_by_con(Stage1 *s, Phrase *e, Phrase *acc) {
   Builder *b = &s->b;
-  Binder *x = k_binder(s, "x", b_data(e));
-  return con_tr(s, e, b_lam(b, x, b_assign(b, acc, b_var(b, x)), false));
+  Binder *x;
+  Phrase *v = operand(s, e, "x", &x);
+  return by_rules(s, e, x, b_assign(b, acc, v));
 }
 
 /* transposeAcc A : acc[[n][m]d], A : acc[[m][n]d] */
@@ -1151,19 +1176,19 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
     case PRIM_DEP_MAP_WORKGROUP:
     case PRIM_MAP_LOCAL:
       if (sp.nargs == 2) {
-        Binder *x = k_binder(s, "x", b_data(sp.args[1]));
-        Phrase *loop = map_i(s, &sp, b_var(b, x), acc);
-        r = con_tr(s, sp.args[1], b_lam(b, x, loop, false));
+        Binder *x;
+        Phrase *in = operand(s, sp.args[1], "x", &x);
+        r = by_rules(s, sp.args[1], x, map_i(s, &sp, in, acc));
       }
       break;
     PRIM_CASES_REDUCE:
       if (sp.nargs == 3) {
-        Binder *x = k_binder(s, "x", b_data(sp.args[2]));
-        Binder *y = k_binder(s, "y", b_data(sp.args[1]));
+        Binder *x, *y;
+        Phrase *in = operand(s, sp.args[2], "x", &x), *init = operand(s, sp.args[1], "y", &y);
         Binder *res = k_binder(s, "r", b_data(sp.args[1]));
         Phrase *k = b_lam(b, res, b_assign(b, acc, b_var(b, res)), false);
-        Phrase *red = reduce_i(s, &sp, b_var(b, y), b_var(b, x), k);
-        r = con_tr(s, sp.args[2], b_lam(b, x, con_tr(s, sp.args[1], b_lam(b, y, red, false)), false));
+        Phrase *red = reduce_i(s, &sp, init, in, k);
+        r = by_rules(s, sp.args[2], x, by_rules(s, sp.args[1], y, red));
       }
       break;
     PRIM_CASES_SCAN:
@@ -1243,7 +1268,10 @@ static Phrase *acc_tr(Stage1 *s, Phrase *e, Phrase *acc) {
   return r;
 }
 
-static DefInfo *stage1(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *kernel, Phrase *normal_body, bool plain) {
+/* guard: check no_consumed_left here (else the caller checks the
+ * result's invariants, which hold that check) */
+static DefInfo *stage1(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *kernel, Phrase *normal_body, bool plain,
+                       bool guard) {
   Stage1 s = {.b = {a, tc, in, normal_body->span, {{0}}},
               .temp_memory = {PRIM_NEW_GLOBAL, PRIM_NEW_GLOBAL},
               .params = {.arena = a},
@@ -1267,7 +1295,7 @@ static DefInfo *stage1(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *kerne
   for (int i = 0; i < kernel->nparams; i++) d->params[i + 1] = kernel->params[i];
   d->groups_own = in_place_groups_own(a, tc, in, kernel, normal_body, &d->groups_culprit);
   d->body = acc_tr(&s, normal_body, regions_acc(&s, kernel, out, 0));
-  no_consumed_left(d->body);
+  if (guard) no_consumed_left(d->body);
   d->result = tc->t_comm;
   PhraseType *t = tc->t_comm;
   for (int i = d->nparams - 1; i >= 0; i--) t = pt_fn(tc, d->params[i]->type, t);
@@ -1276,9 +1304,14 @@ static DefInfo *stage1(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *kerne
 }
 
 DefInfo *translate_stage1(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *kernel, Phrase *normal_body) {
-  return stage1(a, tc, in, kernel, normal_body, false);
+  return stage1(a, tc, in, kernel, normal_body, false, true);
+}
+
+DefInfo *translate_stage1_checked_after(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *kernel,
+                                        Phrase *normal_body) {
+  return stage1(a, tc, in, kernel, normal_body, false, false);
 }
 
 DefInfo *translate_stage1_plain(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *kernel, Phrase *normal_body) {
-  return stage1(a, tc, in, kernel, normal_body, true);
+  return stage1(a, tc, in, kernel, normal_body, true, true);
 }

@@ -429,7 +429,9 @@ static Phrase *respine(Stage2 *s, Phrase *old, Phrase *h, Phrase **args, int k) 
   return b_app_as(&s->b, old, respine(s, old->fst, h, args, k - 1), args[k]);
 }
 
-static Phrase *rewrite_node(Stage2 *s, Phrase *p);
+/* not inlined into rewrite, whose leaves then cost a call without
+ * rewrite_node's frame (issue 35) */
+static __attribute__((noinline)) Phrase *rewrite_node(Stage2 *s, Phrase *p);
 
 /* A spine's head that is no primitive, which rewrite does not walk (a
  * lambda applied, normalised below; a variable), with the parameters
@@ -460,15 +462,23 @@ static Phrase *substituted(Stage2 *s, Phrase *h) {
  * keeps as rewrite finds them, can be one. */
 static Phrase *rewrite(Stage2 *s, Phrase *p) {
   s->visits++;
-  /* a parameter of a lambda being applied: its argument, which the
-   * lowering made (apply_in_walk), unmarked as substitution left it */
-  if (p->kind == PH_VAR)
+  Phrase *r = p; /* a leaf: as phrase_map_children gives it */
+  switch (p->kind) {
+  case PH_VAR:
+    /* a parameter of a lambda being applied: its argument, which the
+     * lowering made (apply_in_walk), unmarked as substitution left it */
     for (const Bound *b = s->bound; b; b = b->next)
       if (b->param == p->binder) return b->arg;
-  if (p->kind == PH_DEF) s->not_normal = true;
-  if (p->kind == PH_LAM) s->met_lambda = true;
-  Phrase *r = rewrite_node(s, p);
-  if (r->kind == PH_PROJ && r->fst->kind == PH_PAIR) s->not_normal = true;
+    break;
+  case PH_LIT:
+  case PH_PRIM: break;
+  case PH_DEF: s->not_normal = true; break;
+  case PH_LAM: s->met_lambda = true; /* fall through */
+  default:
+    r = rewrite_node(s, p);
+    if (r->kind == PH_PROJ && r->fst->kind == PH_PAIR) s->not_normal = true;
+    break;
+  }
   r->normal_run = s->run;
   return r;
 }

@@ -13,12 +13,21 @@
  * first parameter, named `output`, or output_2 ... when the kernel has a
  * parameter of that name (the program's own names are kept). */
 DefInfo *translate_stage1(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *kernel, Phrase *normal_body);
+/* The same without its own walk of the result for a variable of a
+ * continuation parameter it consumed (stage1.c, no_consumed_left), for a
+ * caller that checks the result's invariants before reading it
+ * (phrase_invariant_violation, which finds one): the driver in debug
+ * builds (DPIA_CHECK_INVARIANTS; issue 35: the walk was a fifteenth of
+ * the stage) */
+DefInfo *translate_stage1_checked_after(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *kernel,
+                                        Phrase *normal_body);
 /* The same by Figure 5's rules as written: every application of a user's
  * lambda (a map's function, a reduction's step) substitutes a new variable
  * for its parameter, where stage1.c takes the parameter as it is at the
- * first (open_fn), and every operand of a value passes through a
- * continuation of its own, where stage1.c makes the value directly
- * (passed_through): for test stage1, which compares the two */
+ * first (open_fn), and every operand of a value, or of a map or
+ * reduction, passes through a continuation of its own, where stage1.c
+ * makes the value directly (passed_through, operand): for test stage1,
+ * which compares the two */
 DefInfo *translate_stage1_plain(Arena *a, TypeCtx *tc, Interner *in, const DefInfo *kernel, Phrase *normal_body);
 /* Stage II (section 4.2): mapI/reduceI replaced by parfor/for loops, then
  * beta-normalised. */

@@ -2,9 +2,14 @@
  * in debug builds (dpia/invariant.c, phrase_invariant_violation): each
  * stage's real output holds those of its stage, and outputs broken on
  * purpose (a primitive the stage should have removed, a variable out of
- * its binder's scope, a phrase without a type, a command below an
- * expression) are caught with the reason; and checked as made from the
- * stage before's output (phrase_invariant_violation_after), the same.
+ * its binder's scope or of a continuation parameter stage I consumed, a
+ * phrase without a type, a command below an expression) are caught with
+ * the reason; and checked as made from the stage before's output
+ * (phrase_invariant_violation_after), the same; and with what the check
+ * of the stage before's output found (phrase_invariant_violation_noting:
+ * whether a newGlobal is left, which hoisting's check then need not look
+ * for in the phrases it gives back), the same, the note right both ways
+ * and hoisting removing no other primitive.
  * Prints `invariant: P passed, F failed`. */
 #include <stdio.h>
 #include <string.h>
@@ -151,6 +156,20 @@ int main(void) {
     expect(&t, "a hoisted buffer bound nowhere",
            phrase_invariant_violation_after(&env.arena, &unbound, PHRASE_HOISTED, s2, PHRASE_IMPERATIVE),
            "outside the scope of its binder");
+    /* the same with what the check of stage II's output found (no
+     * newGlobal: the phrases given back are not looked into) */
+    PhraseFound s2_found;
+    expect(&t, "a local buffer's stage II output, noted",
+           phrase_invariant_violation_noting(&env.arena, s2, PHRASE_IMPERATIVE, s1, PHRASE_INTERMEDIATE, NULL, &s2_found),
+           NULL);
+    expect(&t, "no newGlobal noted in it", s2_found.known && !s2_found.new_global ? NULL : "noted wrong", NULL);
+    expect(&t, "a local buffer hoisted, after stage II's noted",
+           phrase_invariant_violation_noting(&env.arena, s3, PHRASE_HOISTED, s2, PHRASE_IMPERATIVE, &s2_found, NULL),
+           NULL);
+    expect(&t, "a hoisted buffer bound nowhere, after stage II's noted",
+           phrase_invariant_violation_noting(&env.arena, &unbound, PHRASE_HOISTED, s2, PHRASE_IMPERATIVE, &s2_found,
+                                             NULL),
+           "outside the scope of its binder");
     left += left_bound(s3->body) + left_bound(s2->body);
   } else {
     expect(&t, "a local buffer hoisted", NULL, "a hoisted local buffer");
@@ -166,6 +185,47 @@ int main(void) {
   expect(&t, "newGlobal given back by hoisting, a parameter added",
          phrase_invariant_violation_after(&env.arena, &more, PHRASE_HOISTED, staged, PHRASE_IMPERATIVE),
          "primitive newGlobal");
+  /* What a full check finds, for the next stage's: a newGlobal in staged,
+   * none in scal's stage II output; hoisting's output that gives back a
+   * program with a newGlobal is still caught with that note, and one
+   * without none is looked into for one (nothing to find) */
+  PhraseFound staged_found, scal_found;
+  expect(&t, "newGlobal before hoisting, noted",
+         phrase_invariant_violation_noting(&env.arena, staged, PHRASE_IMPERATIVE, intermediate, PHRASE_INTERMEDIATE,
+                                           NULL, &staged_found),
+         NULL);
+  expect(&t, "a newGlobal noted", staged_found.known && staged_found.new_global ? NULL : "noted wrong", NULL);
+  expect(&t, "newGlobal given back by hoisting, noted",
+         phrase_invariant_violation_noting(&env.arena, staged, PHRASE_HOISTED, staged, PHRASE_IMPERATIVE, &staged_found,
+                                           NULL),
+         "primitive newGlobal");
+  expect(&t, "stage II output, noted",
+         phrase_invariant_violation_noting(&env.arena, imperative, PHRASE_IMPERATIVE, intermediate, PHRASE_INTERMEDIATE,
+                                           NULL, &scal_found),
+         NULL);
+  expect(&t, "no newGlobal noted", scal_found.known && !scal_found.new_global ? NULL : "noted wrong", NULL);
+  expect(&t, "hoisted output after stage II's noted",
+         phrase_invariant_violation_noting(&env.arena, hoisted, PHRASE_HOISTED, imperative, PHRASE_IMPERATIVE,
+                                           &scal_found, NULL),
+         NULL);
+  /* the note says nothing of what stage II removes: its input given back
+   * is looked into */
+  expect(&t, "stage I output given back by stage II, a note of no newGlobal",
+         phrase_invariant_violation_noting(&env.arena, intermediate, PHRASE_IMPERATIVE, intermediate,
+                                           PHRASE_INTERMEDIATE, &scal_found, NULL),
+         "primitive mapI");
+  /* a program given back as it is (walk_left_over) is not known whole */
+  PhraseFound given_back;
+  phrase_invariant_violation_noting(&env.arena, imperative, PHRASE_HOISTED, imperative, PHRASE_IMPERATIVE, &scal_found,
+                                    &given_back);
+  expect(&t, "nothing noted of a program given back", given_back.known ? "noted" : NULL, NULL);
+  /* the note's premise: of the primitives left after stage II, hoisting
+   * removes newGlobal alone (invariant.c, removes_new_global_only) */
+  for (int p = 0; p < PRIM_COUNT; p++) {
+    bool removed = phrase_left_over((Prim)p, PHRASE_HOISTED) && !phrase_left_over((Prim)p, PHRASE_IMPERATIVE);
+    if (removed != (p == PRIM_NEW_GLOBAL))
+      expect(&t, "the primitives hoisting removes", prim_info[p].name, "newGlobal alone");
+  }
   /* a variable whose binder is nowhere above it */
   Phrase *var = first_of(imperative->body, PH_VAR);
   if (var) {
@@ -182,6 +242,24 @@ int main(void) {
   } else {
     expect(&t, "a variable in the imperative program", NULL, "a variable");
   }
+  /* a variable of a continuation parameter stage I consumed (its one
+   * variable overwritten in place, stage1.c apply_k), in scope: the
+   * check translate_stage1_checked_after leaves to this one */
+  Phrase *kvar = first_of(intermediate->body, PH_VAR);
+  if (kvar && kvar->binder->nuses >= 0) {
+    int saved = kvar->binder->nuses;
+    kvar->binder->nuses = -1;
+    expect(&t, "a consumed continuation's variable", phrase_invariant_violation(&env.arena, intermediate, PHRASE_INTERMEDIATE),
+           "which stage I consumed");
+    kvar->binder->nuses = saved;
+  } else {
+    expect(&t, "a variable in the intermediate program", NULL, "a variable");
+  }
+  /* the stage I the driver runs in debug builds, without its own walk,
+   * gives the same program */
+  DefInfo *unguarded = translate_stage1_checked_after(&env.arena, &env.tc, &env.in, k, body);
+  expect(&t, "stage I output, its own walk left to this check",
+         phrase_invariant_violation(&env.arena, unguarded, PHRASE_INTERMEDIATE), NULL);
   /* a phrase without a type */
   Phrase *assign = first_of(imperative->body, PH_ASSIGN);
   if (assign) {

@@ -1,6 +1,7 @@
 /* test_stage1.c: stage I takes a user's lambda's own parameter and body at
  * its first application (translate/stage1.c, open_fn) and makes a value
- * whose operands pass through directly (passed_through); against Figure
+ * whose operands pass through directly (passed_through), a map's input, a
+ * reduction's and an assigned value among them (operand); against Figure
  * 5's rules as written, a new variable substituted at every application
  * and a continuation for every operand (translate_stage1_plain), on every
  * kernel of the files given (the samples and the test programs): the same
