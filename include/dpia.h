@@ -277,13 +277,6 @@ typedef struct DpiaOptions {
    * kernel with barriers shows a race: a test of the check itself
    * (`DPIA_DEBUG_DROP_BARRIERS=1` on the command line). */
   int debug_drop_barriers;
-  /* Non-zero: the checker elaborates every primitive application by its
-   * general path (an instance of fresh metavariables, unified with the
-   * arguments), never by the shortcut that matches a view's signature
-   * against its arguments' known types (dpia/check_instance.c): a test of
-   * the shortcut, whose every output must be the same
-   * (`DPIA_DEBUG_NO_SHORTCUTS=1` on the command line; tests/check/shortcuts.py). */
-  int debug_no_shortcuts;
   /* DPIA_CHECK: non-zero accepts high-level kernels (docs/language.md
    * section 21): a kernel whose only fault is a computing `map` with no
    * OpenCL level is not translated and gets a note E0607 (no error)
@@ -317,6 +310,15 @@ typedef struct DpiaOptions {
   int ninputs_given;
   const char *const *input_names;
   const char *const *input_texts;
+  /* Non-zero: the checker elaborates every primitive application by its
+   * general path (an instance of fresh metavariables, unified with the
+   * arguments), never by the shortcut that matches a view's signature
+   * against its arguments' known types (dpia/check_instance.c): a test of
+   * the shortcut, whose every output must be the same
+   * (`DPIA_DEBUG_NO_SHORTCUTS=1` on the command line;
+   * tests/check/shortcuts.py).  Last, so that a caller that does not know
+   * it leaves it zero. */
+  int debug_no_shortcuts;
 } DpiaOptions;
 
 #define DPIA_EMIT_BIT(kind) (1u << (unsigned)(kind))

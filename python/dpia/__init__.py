@@ -74,7 +74,6 @@ class _Options(ctypes.Structure):
         ("set_names", ctypes.POINTER(ctypes.c_char_p)),
         ("set_values", ctypes.POINTER(ctypes.c_longlong)),
         ("debug_drop_barriers", ctypes.c_int),
-        ("debug_no_shortcuts", ctypes.c_int),
         ("high_level", ctypes.c_int),
         ("rewrite", ctypes.c_void_p),
         ("target", ctypes.c_char_p),
@@ -83,6 +82,7 @@ class _Options(ctypes.Structure):
         ("ninputs_given", ctypes.c_int),
         ("input_names", ctypes.POINTER(ctypes.c_char_p)),
         ("input_texts", ctypes.POINTER(ctypes.c_char_p)),
+        ("debug_no_shortcuts", ctypes.c_int),
     ]
 
 
