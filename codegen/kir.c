@@ -503,6 +503,14 @@ KirStmt *kir_stmt(Arena *a, KirStmtKind kind) {
   return s;
 }
 
+void *kir_grown_slow(Arena *a, void *items, int n, int *cap, size_t size) {
+  int more = *cap ? 2 * *cap : 8;
+  char *bigger = arena_alloc(a, size * (size_t)more);
+  if (n) memcpy(bigger, items, size * (size_t)n);
+  *cap = more;
+  return bigger;
+}
+
 void kir_append(KirBlock *b, KirStmt *s) {
   s->next = NULL;
   if (b->last)

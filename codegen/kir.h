@@ -483,6 +483,14 @@ int kir_expr_compare(const KirExpr *a, const KirExpr *b);
 /* ---- statements ---- */
 KirStmt *kir_stmt(Arena *a, KirStmtKind kind);
 void kir_append(KirBlock *b, KirStmt *s);
+/* items (n of *cap, size bytes each) with room for one more: the same
+ * array, or a copy twice as large (*cap updated; 8 at first), for the
+ * passes' short arrays of structs, where an allocation and a pointer each
+ * cost more than the element */
+void *kir_grown_slow(Arena *a, void *items, int n, int *cap, size_t size);
+static inline void *kir_grown(Arena *a, void *items, int n, int *cap, size_t size) {
+  return n < *cap ? items : kir_grown_slow(a, items, n, cap, size);
+}
 /* s after `after` in b, or first when after is NULL */
 void kir_insert_after(KirBlock *b, KirStmt *after, KirStmt *s);
 /* the block of statements a statement holds (FOR, IF, BLOCK), or NULL
