@@ -425,12 +425,25 @@ static void walk_stmt(Dead *d, KirBlock *b, KirStmt *prev, KirStmt *s) {
   DPIA_EXHAUSTIVE_END
 }
 
+enum { BLOCK_ON_STACK = 32 };
+
 static void walk_block(Dead *d, KirBlock *b) {
-  Vec stmts = {0};
-  for (KirStmt *s = b->first; s; s = s->next) vec_push(d->arena, &stmts, s);
+  /* the statements in an array (on the stack for most blocks: an
+   * allocation a block was a tenth of the pass, translation throughput,
+   * BENCHMARKS.md) */
+  KirStmt *on_stack[BLOCK_ON_STACK], **stmts = on_stack;
+  int n = 0, cap = BLOCK_ON_STACK;
+  for (KirStmt *s = b->first; s; s = s->next) {
+    if (n == cap) {
+      KirStmt **more = NEWARRAY(d->arena, KirStmt *, 2 * cap);
+      memcpy(more, stmts, sizeof *stmts * (size_t)n);
+      stmts = more, cap *= 2;
+    }
+    stmts[n++] = s;
+  }
   /* statements before the current one are not changed yet: the one before
    * it in the array is the one before it in the block */
-  for (int i = stmts.len - 1; i >= 0; i--) walk_stmt(d, b, i > 0 ? stmts.items[i - 1] : NULL, stmts.items[i]);
+  for (int i = n - 1; i >= 0; i--) walk_stmt(d, b, i > 0 ? stmts[i - 1] : NULL, stmts[i]);
 }
 
 void kir_drop_dead(Arena *a, KirKernel *k) {
