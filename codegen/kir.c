@@ -885,9 +885,24 @@ static bool private_place(const KirExpr *lhs, const NameSet *arrays, const NameS
          (lhs->kind == KE_INDEX && lhs->index.base->kind == KE_VAR && nameset_has(arrays, lhs->index.base->name));
 }
 
+/* The private scalars declared so far in the walk (unroll_tiles): their
+ * names as met, put in a set only when a loop of tile shape asks (most
+ * kernels have none, and a set's first name costs a table: translation
+ * throughput, BENCHMARKS.md) */
+typedef struct Scalars {
+  Vec names;   /* const char *, in the walk's order */
+  NameSet set; /* the first in_set of them */
+  int in_set;
+} Scalars;
+
+static const NameSet *scalars_so_far(Scalars *sc) {
+  while (sc->in_set < sc->names.len) nameset_add(&sc->set, sc->names.items[sc->in_set++]);
+  return &sc->set;
+}
+
 /* s is the inner loop of a register tile (kir.h), or a short loop of the
  * same body, of *trips steps */
-static bool tile_loop(const KirStmt *s, const NameSet *arrays, const NameSet *scalars, int64_t *trips) {
+static bool tile_loop(const KirStmt *s, const NameSet *arrays, Scalars *scalars, int64_t *trips) {
   int64_t init, step;
   if (!kir_const_int(s->loop.init, &init) || init != 0 || !kir_const_int(s->loop.step, &step) || step != 1 ||
       !kir_const_int(s->loop.bound, trips))
@@ -901,14 +916,17 @@ static bool tile_loop(const KirStmt *s, const NameSet *arrays, const NameSet *sc
     case KS_DECL:
       if (t->decl.space != KSP_PRIVATE || t->decl.array_len >= 0) return false;
       break;
-    case KS_ASSIGN:
-      if (!private_place(t->assign.lhs, arrays, scalars)) return false;
-      assigns++;
-      break;
+    case KS_ASSIGN: assigns++; break;
     default: return false;
     }
   }
-  return assigns >= UNROLL_MIN_ASSIGNS;
+  if (assigns < UNROLL_MIN_ASSIGNS) return false;
+  /* every assignment's place private (the conditions above and this one
+   * are all asked: their order does not change the answer) */
+  const NameSet *set = scalars_so_far(scalars);
+  for (const KirStmt *t = s->loop.body.first; t; t = t->next)
+    if (t->kind == KS_ASSIGN && !private_place(t->assign.lhs, arrays, set)) return false;
+  return true;
 }
 
 /* ---- loops over a private array ---- */
@@ -984,11 +1002,12 @@ static bool array_loop(const KirStmt *s, const NameSet *arrays, int64_t *trips) 
   return indexes;
 }
 
-static void unroll_tiles(KirBlock *b, const NameSet *arrays, NameSet *scalars) {
+static void unroll_tiles(Arena *a, KirBlock *b, const NameSet *arrays, Scalars *scalars) {
   for (KirStmt *s = b->first; s; s = s->next) {
-    if (s->kind == KS_DECL && s->decl.space == KSP_PRIVATE && s->decl.array_len < 0) nameset_add(scalars, s->decl.name);
+    if (s->kind == KS_DECL && s->decl.space == KSP_PRIVATE && s->decl.array_len < 0)
+      vec_push(a, &scalars->names, (void *)s->decl.name);
     KirBlock *inner = kir_body(s);
-    if (inner) unroll_tiles(inner, arrays, scalars);
+    if (inner) unroll_tiles(a, inner, arrays, scalars);
     int64_t trips;
     if (s->kind == KS_FOR && tile_loop(s, arrays, scalars, &trips))
       s->loop.unroll = trips <= UNROLL_FULL_MAX ? (int)trips : UNROLL_STEPS;
@@ -998,7 +1017,8 @@ static void unroll_tiles(KirBlock *b, const NameSet *arrays, NameSet *scalars) {
 }
 
 void kir_unroll_tiles(Arena *a, KirKernel *k) {
-  NameSet arrays = {.arena = a}, scalars = {.arena = a};
+  NameSet arrays = {.arena = a};
+  Scalars scalars = {.set = {.arena = a}};
   note_private_arrays(&k->body, &arrays);
-  unroll_tiles(&k->body, &arrays, &scalars);
+  unroll_tiles(a, &k->body, &arrays, &scalars);
 }
