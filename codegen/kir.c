@@ -695,25 +695,32 @@ static bool field_typed(const KirCheck *c, const KirExpr *e) {
  * get_global_id(0)).  Every node typed as its operands say
  * (kir_type_violation), a field as its struct's typedef says. */
 static void check_expr(KirCheck *c, const KirExpr *e) {
-  if (!e || c->why) return;
-  /* the children once, for the type rule and the walk */
-  const KirExpr *buf[3], *const *sub;
-  int n = kir_expr_children(e, buf, &sub);
-  const char *mistyped = kir_type_violation_of(c->arena, e, n, sub);
-  if (!mistyped && e->kind == KE_MEMBER && !field_typed(c, e)) mistyped = "a field not of its struct's field type";
-  if (mistyped) violation(c, mistyped);
-  if (e->kind == KE_IX) {
-    check_ix(c, e->ix);
-    return;
+  /* the last child is the loop's next node, not a call (translation
+   * throughput, BENCHMARKS.md): the nodes are checked in the same order */
+  while (e && !c->why) {
+    /* the children once, for the type rule and the walk (a leaf has none) */
+    const KirExpr *buf[3], *const *sub = buf;
+    int n = e->kind == KE_VAR || e->kind == KE_INT || e->kind == KE_LIT || e->kind == KE_QUERY
+                ? 0
+                : kir_expr_children(e, buf, &sub);
+    const char *mistyped = kir_type_violation_of(c->arena, e, n, sub);
+    if (!mistyped && e->kind == KE_MEMBER && !field_typed(c, e)) mistyped = "a field not of its struct's field type";
+    if (mistyped) violation(c, mistyped);
+    if (e->kind == KE_IX) {
+      check_ix(c, e->ix);
+      return;
+    }
+    if (e->kind == KE_BINARY) {
+      const KirExpr *l = e->bin.lhs, *r = e->bin.rhs;
+      bool compare = e->bin.op == KB_LT || e->bin.op == KB_LE || e->bin.op == KB_GT || e->bin.op == KB_GE ||
+                     e->bin.op == KB_EQ || e->bin.op == KB_NE;
+      if (compare && unsigned_expr(l) != unsigned_expr(r) && !nonnegative_const(unsigned_expr(l) ? r : l))
+        violation(c, "a comparison of an unsigned work-item function with a signed value");
+    }
+    if (n == 0) return;
+    for (int i = 0; i + 1 < n; i++) check_expr(c, sub[i]);
+    e = sub[n - 1];
   }
-  if (e->kind == KE_BINARY) {
-    const KirExpr *l = e->bin.lhs, *r = e->bin.rhs;
-    bool compare = e->bin.op == KB_LT || e->bin.op == KB_LE || e->bin.op == KB_GT || e->bin.op == KB_GE ||
-                   e->bin.op == KB_EQ || e->bin.op == KB_NE;
-    if (compare && unsigned_expr(l) != unsigned_expr(r) && !nonnegative_const(unsigned_expr(l) ? r : l))
-      violation(c, "a comparison of an unsigned work-item function with a signed value");
-  }
-  for (int i = 0; i < n; i++) check_expr(c, sub[i]);
 }
 
 static void declare(KirCheck *c, const char *name, Vec *scope) {
