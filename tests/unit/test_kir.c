@@ -561,6 +561,19 @@ static void test_dead_bindings(Tester *t) {
   kir_append(&k5.body, l1);
   kir_append(&k5.body, l2);
   DROPPED(&k5, "  for (int i = 0; i < N; i += 1) {\n    float x = in[i];\n    out[i] = x;\n  }\n}\n");
+
+  /* one index tree read in two blocks, each of its own j: the names it
+   * reads are noted again after the later block's j is declared (dead.c,
+   * names_read's last tree), so the earlier j is read too and stays */
+  KirKernel k6 = {.name = "k", .comment = "k", .nparams = 2, .params = ps};
+  const Ix *jx = ix_add(&t->ix, ix_var(&t->ix, "j"), ix_const(&t->ix, 1));
+  for (int b = 1; b <= 2; b++) {
+    KirStmt *blk = kir_stmt(a, KS_BLOCK);
+    kir_append(&blk->block.body, decl(a, "j", kir_int(a, b)));
+    kir_append(&blk->block.body, assign(a, kir_index(a, pvar(a, "out"), kir_ix(a, jx)), flit(a, b)));
+    kir_append(&k6.body, blk);
+  }
+  DROPPED(&k6, "  {\n    int j = 1;\n    out[j + 1] = 1.0f;\n  }\n  {\n    int j = 2;\n    out[j + 1] = 2.0f;\n  }\n}\n");
 }
 
 /* k's body once kir_sink_into_guards has run, as the backend prints it */
