@@ -495,6 +495,13 @@ static inline void *kir_grown(Arena *a, void *items, int n, int *cap, size_t siz
 void kir_insert_after(KirBlock *b, KirStmt *after, KirStmt *s);
 /* the block of statements a statement holds (FOR, IF, BLOCK), or NULL
  * (inline: every pass over the kernel IR asks it of every statement) */
+/* e is true or false, a bool literal (as partition.c decides a test): *v */
+static inline bool kir_is_truth(const KirExpr *e, bool *v) {
+  if (e->kind != KE_LIT || e->lit.scalar != SC_BOOL) return false;
+  *v = e->lit.i != 0;
+  return true;
+}
+
 static inline KirBlock *kir_body(KirStmt *s) {
   DPIA_EXHAUSTIVE_BEGIN
   switch (s->kind) {
@@ -731,6 +738,9 @@ typedef struct KirIdBounds {
   int nleast;
   const Ix *const *least_lhs, *const *least_rhs;
 } KirIdBounds;
+/* Does the partition pass have anything to decide in body (a test, an
+ * if, a bool's value, a self-assignment, a block alone: partition_work.c)? */
+bool kir_partition_has_work(const KirBlock *body);
 /* no_shortcuts: walked also where nothing can be decided (a kernel of no
  * tests: CodegenOptions.no_shortcuts) */
 void kir_partition_loops(Arena *a, const Backend *backend, KirKernel *k, const KirIdBounds *ids, bool no_shortcuts);
