@@ -724,9 +724,8 @@ static void check_expr(KirCheck *c, const KirExpr *e) {
 }
 
 static void declare(KirCheck *c, const char *name, Vec *scope) {
-  if (nameset_has(&c->visible, name))
+  if (nameset_add_had(&c->visible, name))
     violation(c, arena_printf(c->arena, "'%s' is declared where a variable of that name is visible", name));
-  nameset_add(&c->visible, name);
   vec_push(c->arena, scope, (void *)name);
 }
 

@@ -452,6 +452,8 @@ static NameEntry *nameset_entry(NameSet *s, const char *name) {
 
 void nameset_add(NameSet *s, const char *name) { nameset_entry(s, name)->count++; }
 
+bool nameset_add_had(NameSet *s, const char *name) { return nameset_entry(s, name)->count++ > 0; }
+
 void nameset_remove(NameSet *s, const char *name) {
   NameEntry *e = nameset_find(s, name);
   if (!e || !e->name || e->count == 0) INTERNAL("removing the name '%s', which is not in the set", name);

@@ -312,6 +312,12 @@ static void test_invariants(Tester *t) {
   kir_append(&k4.body, loop(a, "i", kir_int(a, 0), kir_int(a, 1)));
   kir_append(&k4.body, loop(a, "i", kir_int(a, 0), kir_int(a, 1)));
   EXPECT(kir_invariant_violation(a, &k4) == NULL);
+  /* ... but not one inside the other (the loop's own variable declared
+   * again in its body) */
+  KirStmt *outer = loop(a, "j", kir_int(a, 0), kir_int(a, 1));
+  kir_append(&outer->loop.body, decl(a, "j", kir_int(a, 0)));
+  kir_append(&k4.body, outer);
+  EXPECT(kir_invariant_violation(a, &k4) != NULL);
   /* a work-item function (size_t) compared with a constant at least 0, or
    * read into an int: fine; with an int that may be negative, or with
    * arithmetic over one: -Wsign-compare */
