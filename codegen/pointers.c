@@ -661,11 +661,14 @@ static void count_reads(const Pass *p, const KirExpr *e, int *counts, bool *twic
     case KE_INDEX: from = e->index.base, index = e->index.at; break;
     case KE_VLOAD: from = e->vload.ptr, index = e->vload.offset; break;
     }
-    /* the buffer's name is most often the parameter's own string */
+    /* the buffer's name is most often the parameter's own string, and
+     * another buffer's most often differs in its first character */
     if (from->kind == KE_VAR && index->kind == KE_IX)
-      for (int i = 0; i < p->nbufs; i++)
-        if ((p->bufs[i].name == from->name || strcmp(p->bufs[i].name, from->name) == 0) && ++counts[i] == 2)
+      for (int i = 0; i < p->nbufs; i++) {
+        const char *name = p->bufs[i].name;
+        if ((name == from->name || (name[0] == from->name[0] && strcmp(name, from->name) == 0)) && ++counts[i] == 2)
           *twice = true;
+      }
     count_reads(p, index, counts, twice);
     e = from;
   }
