@@ -329,9 +329,12 @@ static KirBufferSet buffers_of(CG *cg, const BinderSet *s) {
 KirSite *cg_site(CG *cg, KirSiteKind kind, Span span) {
   KirSite *site = NEW(cg->arena, KirSite);
   *site = (KirSite){.kind = kind, .span = span, .naccesses = cg->accesses.len};
-  KirAccess *xs = NEWARRAY(cg->arena, KirAccess, cg->accesses.len > 0 ? cg->accesses.len : 1);
-  for (int i = 0; i < cg->accesses.len; i++) xs[i] = *(const KirAccess *)cg->accesses.items[i];
-  site->accesses = xs;
+  /* none at most sites: no array (every reader stops at naccesses) */
+  if (cg->accesses.len > 0) {
+    KirAccess *xs = NEWARRAY(cg->arena, KirAccess, cg->accesses.len);
+    for (int i = 0; i < cg->accesses.len; i++) xs[i] = *(const KirAccess *)cg->accesses.items[i];
+    site->accesses = xs;
+  }
   cg->accesses.len = 0;
   cg_add(cg, KS_BARRIER, NULL)->barrier.site = site;
   return site;
