@@ -320,10 +320,15 @@ void cg_note_access(CG *cg, const Binder *root, bool write) {
   vec_push(cg->arena, &cg->accesses, x);
 }
 
-static KirBufferSet buffers_of(CG *cg, const BinderSet *s) {
+static KirBufferSet buffers_of_some(CG *cg, const BinderSet *s) {
   KirBufferSet r = {0};
   for (int i = 0; i < s->n; i++) vec_push(cg->arena, &r, (void *)cg_buffer(cg, s->items[i]));
   return r;
+}
+
+/* (most sets are empty: no call for them) */
+static inline KirBufferSet buffers_of(CG *cg, const BinderSet *s) {
+  return s->n ? buffers_of_some(cg, s) : (KirBufferSet){0};
 }
 
 KirSite *cg_site(CG *cg, KirSiteKind kind, Span span) {
