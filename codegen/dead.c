@@ -85,7 +85,7 @@ static void note_ix_reads(const Ix *e, NameSet *read) {
  * pass in an unrolled kernel (translation throughput, BENCHMARKS.md); the
  * last child is a loop's next step, not a call. */
 /* names_read with last: the index tree noted last, while every name it
- * noted is still in the set (an index printed twice in a statement, the
+ * noted is still in the set (an index read twice in a statement, the
  * offset of a zip's two vector loads, is one tree: its names are noted
  * once; the set only grows until the walk's next unmark, which resets it) */
 static void names_read(const KirExpr *e, NameSet *read, const Ix **last);

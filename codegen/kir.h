@@ -493,15 +493,14 @@ static inline void *kir_grown(Arena *a, void *items, int n, int *cap, size_t siz
 }
 /* s after `after` in b, or first when after is NULL */
 void kir_insert_after(KirBlock *b, KirStmt *after, KirStmt *s);
-/* the block of statements a statement holds (FOR, IF, BLOCK), or NULL
- * (inline: every pass over the kernel IR asks it of every statement) */
 /* e is true or false, a bool literal (as partition.c decides a test): *v */
 static inline bool kir_is_truth(const KirExpr *e, bool *v) {
   if (e->kind != KE_LIT || e->lit.scalar != SC_BOOL) return false;
   *v = e->lit.i != 0;
   return true;
 }
-
+/* the block of statements a statement holds (FOR, IF, BLOCK), or NULL
+ * (inline: every pass over the kernel IR asks it of every statement) */
 static inline KirBlock *kir_body(KirStmt *s) {
   DPIA_EXHAUSTIVE_BEGIN
   switch (s->kind) {
