@@ -70,7 +70,8 @@ typedef struct Pass {
   bool failed;
   int ndims;
   bool pocl;
-  Vec sites;      /* SiteAt *, in order */
+  SiteAt *sites;  /* in order (an array: kir_grown) */
+  int nsites, capsites;
   int at;         /* the index of the site at hand */
   int skip_until; /* the sites up to this index belong to code refused (NB_ONE_WRITER) */
   KirBufferSet pending_writes; /* written by work-items of the group, not fenced */
@@ -223,16 +224,16 @@ static KirBufferSet local_waw(Pass *p, const KirBufferSet *writes) {
 
 /* ---- where no barrier can go (spec section 5) ---- */
 
-static const SiteAt *site_at(const Pass *p, int i) { return p->sites.items[i]; }
+static const SiteAt *site_at(const Pass *p, int i) { return &p->sites[i]; }
 
 /* what runs after site i, whose code ends at site end: the sites after
  * end, and those of the outermost loop around it before it */
 static KirBufferSet reads_after(Pass *p, int i, int end) {
   KirBufferSet reads = {0};
   int from = site_at(p, i)->loop_start;
-  for (int j = from >= 0 ? from : end + 1; j < p->sites.len; j++) {
+  for (int j = from >= 0 ? from : end + 1; j < p->nsites; j++) {
     if (j == i) j = end + 1; /* the command's own reads are its own affair */
-    if (j < p->sites.len && site_at(p, j)->site->kind == KSITE_COMMAND)
+    if (j < p->nsites && site_at(p, j)->site->kind == KSITE_COMMAND)
       set_union(p->arena, &reads, &site_at(p, j)->site->reads);
   }
   return reads;
@@ -262,7 +263,7 @@ static bool no_barrier(Pass *p, const KirSite *site, NoBarrier where, const KirB
      * begins (none: the lowering refused the command and said why) */
     int i = p->at;
     KirSiteKind begins = where == NB_ONE_WRITER ? KSITE_SOLO : KSITE_PARFOR;
-    if (i + 1 >= p->sites.len || site_at(p, i + 1)->site->kind != begins) return false;
+    if (i + 1 >= p->nsites || site_at(p, i + 1)->site->kind != begins) return false;
     int end = site_at(p, i + 1)->end;
     KirBufferSet reads = reads_after(p, i, end);
     bad = set_intersect(p->arena, &site->writes, &reads);
@@ -907,9 +908,6 @@ static void place_block(Pass *p, KirBlock *b) {
   *b = out;
 }
 
-/* the sites of b in order (loop_start: that of the outermost loop around
- * b, or -1; open: the sites that begin code not ended yet, innermost
- * last) */
 static bool any_local(const KirBufferSet *s) {
   for (int i = 0; i < s->len; i++)
     if (item(s, i)->space == KSP_LOCAL) return true;
@@ -929,13 +927,21 @@ static inline void note_site(Pass *p, const KirSite *site) {
                   (site->kind == KSITE_PARFOR && site->level == KL_WORKGROUP && site->form == KF_LOOP);
 }
 
-static void collect_sites(Pass *p, const KirBlock *b, int loop_start, Vec *open) {
+/* the indices of the sites that begin code not ended yet, innermost last */
+typedef struct OpenSites {
+  int *at;
+  int n, cap;
+} OpenSites;
+
+/* the sites of b in order (loop_start: that of the outermost loop around
+ * b, or -1) */
+static void collect_sites(Pass *p, const KirBlock *b, int loop_start, OpenSites *open) {
   for (const KirStmt *st = b->first; st; st = st->next) {
     KirBlock *body = kir_body((KirStmt *)st);
     if (st->kind == KS_FOR &&
         !(constant_bound(st->loop.init) && constant_bound(st->loop.bound) && constant_bound(st->loop.step)))
       p->ids_wanted = true;
-    if (body) collect_sites(p, body, loop_start < 0 && st->kind == KS_FOR ? p->sites.len : loop_start, open);
+    if (body) collect_sites(p, body, loop_start < 0 && st->kind == KS_FOR ? p->nsites : loop_start, open);
     if (st->kind != KS_BARRIER || !st->barrier.site) {
       /* a run's sites are not among the sites (place_run), but ask for
        * the ids and the placement as its steps' would */
@@ -945,17 +951,19 @@ static void collect_sites(Pass *p, const KirBlock *b, int loop_start, Vec *open)
     }
     const KirSite *site = st->barrier.site;
     note_site(p, site);
-    SiteAt *at = NEW(p->arena, SiteAt);
-    *at = (SiteAt){st->barrier.site, -1, loop_start};
-    vec_push(p->arena, &p->sites, at);
+    p->sites = kir_grown(p->arena, p->sites, p->nsites, &p->capsites, sizeof *p->sites);
+    p->sites[p->nsites++] = (SiteAt){site, -1, loop_start};
     DPIA_EXHAUSTIVE_BEGIN
-    switch (at->site->kind) {
+    switch (site->kind) {
     case KSITE_PARFOR:
-    case KSITE_SOLO: vec_push(p->arena, open, at); break;
+    case KSITE_SOLO:
+      open->at = kir_grown(p->arena, open->at, open->n, &open->cap, sizeof *open->at);
+      open->at[open->n++] = p->nsites - 1;
+      break;
     case KSITE_PARFOR_END:
     case KSITE_SOLO_END:
-      if (!open->len) INTERNAL("a barrier site ends what no site begins");
-      ((SiteAt *)open->items[--open->len])->end = p->sites.len - 1;
+      if (!open->n) INTERNAL("a barrier site ends what no site begins");
+      p->sites[open->at[--open->n]].end = p->nsites - 1;
       break;
     case KSITE_COMMAND:
     case KSITE_LOOP_END: break;
@@ -997,9 +1005,9 @@ bool kir_place_barriers(Arena *a, Diag *diag, KirKernel *k, int ndims, bool pocl
             .pocl = pocl,
             .uniform = true,
             .skip_until = -1};
-  Vec open = {0};
+  OpenSites open = {0};
   collect_sites(&p, &k->body, -1, &open);
-  if (open.len) INTERNAL("a barrier site begins what no site ends");
+  if (open.n) INTERNAL("a barrier site begins what no site ends");
   /* a local buffer the kernel declares, whether or not a site names it */
   for (int i = 0; i < k->nparams; i++) p.ids_wanted |= (KParamRole)k->params[i].role == KP_LOCAL;
   for (const KirStmt *s = k->locals.first; s; s = s->next)

@@ -48,12 +48,16 @@ typedef struct Dead {
   NameSet read;    /* names the statements after the current one read */
   NameSet written; /* names they assign to (the variable of an l-value) */
   bool changed;    /* a declaration or an assignment was dropped */
+  const Ix *last_ix; /* the index tree whose names read was noted last (names_read) */
 } Dead;
 
 /* the sets hold each name at most once */
 static void mark(NameSet *s, const char *name) { nameset_add_once(s, name); }
 
-static void unmark(NameSet *s, const char *name) { nameset_remove_if_has(s, name); }
+static void unmark(Dead *d, NameSet *s, const char *name) {
+  nameset_remove_if_has(s, name);
+  d->last_ix = NULL; /* a name it noted may be gone */
+}
 
 /* ---- what an expression reads, whether it has an effect ---- */
 
@@ -80,7 +84,15 @@ static void note_ix_reads(const Ix *e, NameSet *read) {
  * the call of the general one per node this walk was most of the dead code
  * pass in an unrolled kernel (translation throughput, BENCHMARKS.md); the
  * last child is a loop's next step, not a call. */
-void kir_names_read(const KirExpr *e, NameSet *read) {
+/* names_read with last: the index tree noted last, while every name it
+ * noted is still in the set (an index read twice in a statement, the
+ * offset of a zip's two vector loads, is one tree: its names are noted
+ * once; the set only grows until the walk's next unmark, which resets it) */
+static void names_read(const KirExpr *e, NameSet *read, const Ix **last);
+
+void kir_names_read(const KirExpr *e, NameSet *read) { names_read(e, read, NULL); }
+
+static void names_read(const KirExpr *e, NameSet *read, const Ix **last) {
   while (e) {
     DPIA_EXHAUSTIVE_BEGIN
     switch (e->kind) {
@@ -88,32 +100,36 @@ void kir_names_read(const KirExpr *e, NameSet *read) {
     case KE_LIT:
     case KE_QUERY: return;
     case KE_VAR: mark(read, e->name); return;
-    case KE_IX: note_ix_reads(e->ix, read); return;
+    case KE_IX:
+      if (last && *last == e->ix) return;
+      note_ix_reads(e->ix, read);
+      if (last) *last = e->ix;
+      return;
     case KE_UNARY: e = e->un.operand; break;
     case KE_BINARY:
-      kir_names_read(e->bin.lhs, read);
+      names_read(e->bin.lhs, read, last);
       e = e->bin.rhs;
       break;
     case KE_COND:
-      kir_names_read(e->cond.test, read);
-      kir_names_read(e->cond.then, read);
+      names_read(e->cond.test, read, last);
+      names_read(e->cond.then, read, last);
       e = e->cond.other;
       break;
     case KE_INDEX:
-      kir_names_read(e->index.base, read);
+      names_read(e->index.base, read, last);
       e = e->index.at;
       break;
     case KE_MEMBER: e = e->member.base; break;
     case KE_LANE: e = e->lane.base; break;
     case KE_VLOAD:
-      kir_names_read(e->vload.offset, read);
+      names_read(e->vload.offset, read, last);
       e = e->vload.ptr;
       break;
     case KE_CALL:
     case KE_BUILTIN:
     case KE_CAST:
     case KE_VECTOR:
-      for (int i = 0; i + 1 < e->call.nargs; i++) kir_names_read(e->call.args[i], read);
+      for (int i = 0; i + 1 < e->call.nargs; i++) names_read(e->call.args[i], read, last);
       e = e->call.nargs ? e->call.args[e->call.nargs - 1] : NULL;
       break;
     }
@@ -121,7 +137,7 @@ void kir_names_read(const KirExpr *e, NameSet *read) {
   }
 }
 
-static void note_reads(Dead *d, const KirExpr *e) { kir_names_read(e, &d->read); }
+static void note_reads(Dead *d, const KirExpr *e) { names_read(e, &d->read, &d->last_ix); }
 
 static bool has_effect(const Dead *d, const KirExpr *e);
 
@@ -349,8 +365,8 @@ static void walk_stmt(Dead *d, KirBlock *b, KirStmt *prev, KirStmt *s) {
       d->changed = true;
     }
     /* before its declaration, the name is not this variable's */
-    unmark(&d->read, name);
-    unmark(&d->written, name);
+    unmark(d, &d->read, name);
+    unmark(d, &d->written, name);
     if (!dead) note_reads(d, s->decl.init);
     return;
   }
@@ -375,8 +391,8 @@ static void walk_stmt(Dead *d, KirBlock *b, KirStmt *prev, KirStmt *s) {
       return;
     }
     walk_block(d, &s->loop.body);
-    unmark(&d->read, s->loop.var);
-    unmark(&d->written, s->loop.var);
+    unmark(d, &d->read, s->loop.var);
+    unmark(d, &d->written, s->loop.var);
     if (!s->loop.body.first && !has_effect(d, s->loop.init) && !has_effect(d, s->loop.bound) &&
         !has_effect(d, s->loop.step)) {
       replace(b, prev, s, none);
@@ -425,12 +441,25 @@ static void walk_stmt(Dead *d, KirBlock *b, KirStmt *prev, KirStmt *s) {
   DPIA_EXHAUSTIVE_END
 }
 
+enum { BLOCK_ON_STACK = 32 };
+
 static void walk_block(Dead *d, KirBlock *b) {
-  Vec stmts = {0};
-  for (KirStmt *s = b->first; s; s = s->next) vec_push(d->arena, &stmts, s);
+  /* the statements in an array (on the stack for most blocks: an
+   * allocation a block was a tenth of the pass, translation throughput,
+   * BENCHMARKS.md) */
+  KirStmt *on_stack[BLOCK_ON_STACK], **stmts = on_stack;
+  int n = 0, cap = BLOCK_ON_STACK;
+  for (KirStmt *s = b->first; s; s = s->next) {
+    if (n == cap) {
+      KirStmt **more = NEWARRAY(d->arena, KirStmt *, 2 * cap);
+      memcpy(more, stmts, sizeof *stmts * (size_t)n);
+      stmts = more, cap *= 2;
+    }
+    stmts[n++] = s;
+  }
   /* statements before the current one are not changed yet: the one before
    * it in the array is the one before it in the block */
-  for (int i = stmts.len - 1; i >= 0; i--) walk_stmt(d, b, i > 0 ? stmts.items[i - 1] : NULL, stmts.items[i]);
+  for (int i = n - 1; i >= 0; i--) walk_stmt(d, b, i > 0 ? stmts[i - 1] : NULL, stmts[i]);
 }
 
 void kir_drop_dead(Arena *a, KirKernel *k) {
@@ -442,5 +471,6 @@ void kir_drop_dead(Arena *a, KirKernel *k) {
     /* what is left are the kernel's own names (parameters, local buffers) */
     d.read = (NameSet){.arena = a};
     d.written = (NameSet){.arena = a};
+    d.last_ix = NULL;
   } while (d.changed);
 }

@@ -503,6 +503,14 @@ KirStmt *kir_stmt(Arena *a, KirStmtKind kind) {
   return s;
 }
 
+void *kir_grown_slow(Arena *a, void *items, int n, int *cap, size_t size) {
+  int more = *cap ? 2 * *cap : 8;
+  char *bigger = arena_alloc(a, size * (size_t)more);
+  if (n) memcpy(bigger, items, size * (size_t)n);
+  *cap = more;
+  return bigger;
+}
+
 void kir_append(KirBlock *b, KirStmt *s) {
   s->next = NULL;
   if (b->last)
@@ -687,31 +695,37 @@ static bool field_typed(const KirCheck *c, const KirExpr *e) {
  * get_global_id(0)).  Every node typed as its operands say
  * (kir_type_violation), a field as its struct's typedef says. */
 static void check_expr(KirCheck *c, const KirExpr *e) {
-  if (!e || c->why) return;
-  /* the children once, for the type rule and the walk */
-  const KirExpr *buf[3], *const *sub;
-  int n = kir_expr_children(e, buf, &sub);
-  const char *mistyped = kir_type_violation_of(c->arena, e, n, sub);
-  if (!mistyped && e->kind == KE_MEMBER && !field_typed(c, e)) mistyped = "a field not of its struct's field type";
-  if (mistyped) violation(c, mistyped);
-  if (e->kind == KE_IX) {
-    check_ix(c, e->ix);
-    return;
+  /* the last child is the loop's next node, not a call (translation
+   * throughput, BENCHMARKS.md): the nodes are checked in the same order */
+  while (e && !c->why) {
+    /* the children once, for the type rule and the walk (a leaf has none) */
+    const KirExpr *buf[3], *const *sub = buf;
+    int n = e->kind == KE_VAR || e->kind == KE_INT || e->kind == KE_LIT || e->kind == KE_QUERY
+                ? 0
+                : kir_expr_children(e, buf, &sub);
+    const char *mistyped = kir_type_violation_of(c->arena, e, n, sub);
+    if (!mistyped && e->kind == KE_MEMBER && !field_typed(c, e)) mistyped = "a field not of its struct's field type";
+    if (mistyped) violation(c, mistyped);
+    if (e->kind == KE_IX) {
+      check_ix(c, e->ix);
+      return;
+    }
+    if (e->kind == KE_BINARY) {
+      const KirExpr *l = e->bin.lhs, *r = e->bin.rhs;
+      bool compare = e->bin.op == KB_LT || e->bin.op == KB_LE || e->bin.op == KB_GT || e->bin.op == KB_GE ||
+                     e->bin.op == KB_EQ || e->bin.op == KB_NE;
+      if (compare && unsigned_expr(l) != unsigned_expr(r) && !nonnegative_const(unsigned_expr(l) ? r : l))
+        violation(c, "a comparison of an unsigned work-item function with a signed value");
+    }
+    if (n == 0) return;
+    for (int i = 0; i + 1 < n; i++) check_expr(c, sub[i]);
+    e = sub[n - 1];
   }
-  if (e->kind == KE_BINARY) {
-    const KirExpr *l = e->bin.lhs, *r = e->bin.rhs;
-    bool compare = e->bin.op == KB_LT || e->bin.op == KB_LE || e->bin.op == KB_GT || e->bin.op == KB_GE ||
-                   e->bin.op == KB_EQ || e->bin.op == KB_NE;
-    if (compare && unsigned_expr(l) != unsigned_expr(r) && !nonnegative_const(unsigned_expr(l) ? r : l))
-      violation(c, "a comparison of an unsigned work-item function with a signed value");
-  }
-  for (int i = 0; i < n; i++) check_expr(c, sub[i]);
 }
 
 static void declare(KirCheck *c, const char *name, Vec *scope) {
-  if (nameset_has(&c->visible, name))
+  if (nameset_add_had(&c->visible, name))
     violation(c, arena_printf(c->arena, "'%s' is declared where a variable of that name is visible", name));
-  nameset_add(&c->visible, name);
   vec_push(c->arena, scope, (void *)name);
 }
 
@@ -877,9 +891,24 @@ static bool private_place(const KirExpr *lhs, const NameSet *arrays, const NameS
          (lhs->kind == KE_INDEX && lhs->index.base->kind == KE_VAR && nameset_has(arrays, lhs->index.base->name));
 }
 
+/* The private scalars declared so far in the walk (unroll_tiles): their
+ * names as met, put in a set only when a loop of tile shape asks (most
+ * kernels have none, and a set's first name costs a table: translation
+ * throughput, BENCHMARKS.md) */
+typedef struct Scalars {
+  Vec names;   /* const char *, in the walk's order */
+  NameSet set; /* the first in_set of them */
+  int in_set;
+} Scalars;
+
+static const NameSet *scalars_so_far(Scalars *sc) {
+  while (sc->in_set < sc->names.len) nameset_add(&sc->set, sc->names.items[sc->in_set++]);
+  return &sc->set;
+}
+
 /* s is the inner loop of a register tile (kir.h), or a short loop of the
  * same body, of *trips steps */
-static bool tile_loop(const KirStmt *s, const NameSet *arrays, const NameSet *scalars, int64_t *trips) {
+static bool tile_loop(const KirStmt *s, const NameSet *arrays, Scalars *scalars, int64_t *trips) {
   int64_t init, step;
   if (!kir_const_int(s->loop.init, &init) || init != 0 || !kir_const_int(s->loop.step, &step) || step != 1 ||
       !kir_const_int(s->loop.bound, trips))
@@ -893,14 +922,17 @@ static bool tile_loop(const KirStmt *s, const NameSet *arrays, const NameSet *sc
     case KS_DECL:
       if (t->decl.space != KSP_PRIVATE || t->decl.array_len >= 0) return false;
       break;
-    case KS_ASSIGN:
-      if (!private_place(t->assign.lhs, arrays, scalars)) return false;
-      assigns++;
-      break;
+    case KS_ASSIGN: assigns++; break;
     default: return false;
     }
   }
-  return assigns >= UNROLL_MIN_ASSIGNS;
+  if (assigns < UNROLL_MIN_ASSIGNS) return false;
+  /* every assignment's place private (the conditions above and this one
+   * are all asked: their order does not change the answer) */
+  const NameSet *set = scalars_so_far(scalars);
+  for (const KirStmt *t = s->loop.body.first; t; t = t->next)
+    if (t->kind == KS_ASSIGN && !private_place(t->assign.lhs, arrays, set)) return false;
+  return true;
 }
 
 /* ---- loops over a private array ---- */
@@ -976,11 +1008,12 @@ static bool array_loop(const KirStmt *s, const NameSet *arrays, int64_t *trips) 
   return indexes;
 }
 
-static void unroll_tiles(KirBlock *b, const NameSet *arrays, NameSet *scalars) {
+static void unroll_tiles(Arena *a, KirBlock *b, const NameSet *arrays, Scalars *scalars) {
   for (KirStmt *s = b->first; s; s = s->next) {
-    if (s->kind == KS_DECL && s->decl.space == KSP_PRIVATE && s->decl.array_len < 0) nameset_add(scalars, s->decl.name);
+    if (s->kind == KS_DECL && s->decl.space == KSP_PRIVATE && s->decl.array_len < 0)
+      vec_push(a, &scalars->names, (void *)s->decl.name);
     KirBlock *inner = kir_body(s);
-    if (inner) unroll_tiles(inner, arrays, scalars);
+    if (inner) unroll_tiles(a, inner, arrays, scalars);
     int64_t trips;
     if (s->kind == KS_FOR && tile_loop(s, arrays, scalars, &trips))
       s->loop.unroll = trips <= UNROLL_FULL_MAX ? (int)trips : UNROLL_STEPS;
@@ -990,7 +1023,8 @@ static void unroll_tiles(KirBlock *b, const NameSet *arrays, NameSet *scalars) {
 }
 
 void kir_unroll_tiles(Arena *a, KirKernel *k) {
-  NameSet arrays = {.arena = a}, scalars = {.arena = a};
+  NameSet arrays = {.arena = a};
+  Scalars scalars = {.set = {.arena = a}};
   note_private_arrays(&k->body, &arrays);
-  unroll_tiles(&k->body, &arrays, &scalars);
+  unroll_tiles(a, &k->body, &arrays, &scalars);
 }

@@ -483,8 +483,22 @@ int kir_expr_compare(const KirExpr *a, const KirExpr *b);
 /* ---- statements ---- */
 KirStmt *kir_stmt(Arena *a, KirStmtKind kind);
 void kir_append(KirBlock *b, KirStmt *s);
+/* items (n of *cap, size bytes each) with room for one more: the same
+ * array, or a copy twice as large (*cap updated; 8 at first), for the
+ * passes' short arrays of structs, where an allocation and a pointer each
+ * cost more than the element */
+void *kir_grown_slow(Arena *a, void *items, int n, int *cap, size_t size);
+static inline void *kir_grown(Arena *a, void *items, int n, int *cap, size_t size) {
+  return n < *cap ? items : kir_grown_slow(a, items, n, cap, size);
+}
 /* s after `after` in b, or first when after is NULL */
 void kir_insert_after(KirBlock *b, KirStmt *after, KirStmt *s);
+/* e is true or false, a bool literal (as partition.c decides a test): *v */
+static inline bool kir_is_truth(const KirExpr *e, bool *v) {
+  if (e->kind != KE_LIT || e->lit.scalar != SC_BOOL) return false;
+  *v = e->lit.i != 0;
+  return true;
+}
 /* the block of statements a statement holds (FOR, IF, BLOCK), or NULL
  * (inline: every pass over the kernel IR asks it of every statement) */
 static inline KirBlock *kir_body(KirStmt *s) {
@@ -728,6 +742,9 @@ typedef struct KirIdBounds {
   int nleast;
   const Ix *const *least_lhs, *const *least_rhs;
 } KirIdBounds;
+/* Does the partition pass have anything to decide in body (a test, an
+ * if, a bool's value, a self-assignment, a block alone: partition_work.c)? */
+bool kir_partition_has_work(const KirBlock *body);
 /* no_shortcuts: walked also where nothing can be decided (a kernel of no
  * tests: CodegenOptions.no_shortcuts) */
 void kir_partition_loops(Arena *a, const Backend *backend, KirKernel *k, const KirIdBounds *ids, bool no_shortcuts);

@@ -27,7 +27,7 @@
  *    kernel's nat parameters, plus a constant c from lo to hi: the same
  *    elements in every step (an element that is an array of two is
  *    acc[lid*2] and acc[lid*2 + 1]); a sequential loop's variable whose
- *    range its loop gives (collect_ranges) adds its range to c's
+ *    range its loop gives (range_stmt) adds its range to c's
  *    (acc[lid*16 + i_3], i_3 from 0 to 13: the work-item's row);
  *  - the elements are apart on the work-items of a group: with the local
  *    size fixed (reqd_work_group_size), the coefficients of the local ids
@@ -64,10 +64,16 @@ typedef struct LoopRange {
   int64_t lo, hi;
 } LoopRange;
 
+/* The names and ranges are kept in arrays of their own (not a pointer
+ * and an allocation each): a kernel has a few of each, and a pointer to
+ * one is never held across the noting of another, which may move them
+ * (translation throughput, BENCHMARKS.md). */
 struct KirIdNames {
   Arena *arena;
-  Vec names;  /* IdName * */
-  Vec ranges; /* LoopRange *: the kernel's (kir_id_names) */
+  IdName *names;
+  int nnames, capnames;
+  LoopRange *ranges; /* the kernel's (kir_id_names) */
+  int nranges, capranges;
   const KirKernel *k;
   const KirIdNames *up; /* the enclosing scopes' (a loop body's: the kernel's) */
 };
@@ -80,24 +86,22 @@ static inline bool same_name(const char *a, const char *b) {
   return a == b || (a[0] == b[0] && strcmp(a, b) == 0);
 }
 
-static IdName *id_find(const KirIdNames *ids, const char *name) {
-  for (int i = 0; i < ids->names.len; i++) {
-    IdName *n = ids->names.items[i];
-    if (same_name(n->name, name)) return n;
-  }
+static const IdName *id_find(const KirIdNames *ids, const char *name) {
+  for (int i = 0; i < ids->nnames; i++)
+    if (same_name(ids->names[i].name, name)) return &ids->names[i];
   return NULL;
 }
 
 /* name is bound here: as the id (kind, dim) when ok, else as something else */
 static void id_note(KirIdNames *ids, const char *name, bool ok, IdKind kind, int dim) {
-  IdName *n = id_find(ids, name);
-  if (!n) {
-    n = NEW(ids->arena, IdName);
-    *n = (IdName){name, kind, dim, !ok};
-    vec_push(ids->arena, &ids->names, n);
+  for (int i = 0; i < ids->nnames; i++) {
+    IdName *n = &ids->names[i];
+    if (!same_name(n->name, name)) continue;
+    if (!ok || n->kind != kind || n->dim != dim) n->bad = true;
     return;
   }
-  if (!ok || n->kind != kind || n->dim != dim) n->bad = true;
+  ids->names = kir_grown(ids->arena, ids->names, ids->nnames, &ids->capnames, sizeof *ids->names);
+  ids->names[ids->nnames++] = (IdName){name, kind, dim, !ok};
 }
 
 /* the id that init reads (an int cast of it or not), or false */
@@ -118,31 +122,44 @@ static bool id_query(const KirExpr *init, IdKind *kind, int *dim) {
   return false;
 }
 
-static void collect_ids(KirIdNames *ids, const KirStmt *first, const KirStmt *stop) {
+/* what statement s binds (not what its body does) */
+static void id_stmt(KirIdNames *ids, const KirStmt *s) {
+  IdKind kind = ID_LOCAL;
+  int dim = 0;
+  switch (s->kind) {
+  case KS_DECL: {
+    bool is_id = id_query(s->decl.init, &kind, &dim);
+    id_note(ids, s->decl.name, is_id, kind, dim);
+    break;
+  }
+  case KS_ASSIGN:
+    if (s->assign.lhs->kind == KE_VAR) id_note(ids, s->assign.lhs->name, false, kind, dim);
+    break;
+  case KS_FOR: id_note(ids, s->loop.var, false, kind, dim); break;
+  case KS_RUN: /* each step assigns what its template does: collect, below */
+  case KS_VSTORE:
+  case KS_IF:
+  case KS_BLOCK:
+  case KS_BARRIER:
+  case KS_EXPR:
+  case KS_COMMENT: break;
+  }
+}
+
+static void range_stmt(KirIdNames *ids, const KirStmt *s);
+
+/* The ids bound from first up to stop, and in the blocks inside, in
+ * order; with ranges, the loops' ranges too (range_stmt), in the same
+ * walk: each is noted in the order of its own statements, the one walk
+ * for both (kir_id_names) gives what a walk each would. */
+static void collect(KirIdNames *ids, const KirStmt *first, const KirStmt *stop, bool ranges) {
   for (const KirStmt *s = first; s && s != stop; s = s->next) {
-    IdKind kind = ID_LOCAL;
-    int dim = 0;
-    switch (s->kind) {
-    case KS_DECL: {
-      bool is_id = id_query(s->decl.init, &kind, &dim);
-      id_note(ids, s->decl.name, is_id, kind, dim);
-      break;
-    }
-    case KS_ASSIGN:
-      if (s->assign.lhs->kind == KE_VAR) id_note(ids, s->assign.lhs->name, false, kind, dim);
-      break;
-    case KS_FOR: id_note(ids, s->loop.var, false, kind, dim); break;
-    /* each step assigns what its template does */
-    case KS_RUN: collect_ids(ids, s->run.body.first, NULL); break;
-    case KS_VSTORE:
-    case KS_IF:
-    case KS_BLOCK:
-    case KS_BARRIER:
-    case KS_EXPR:
-    case KS_COMMENT: break;
-    }
+    id_stmt(ids, s);
+    if (ranges) range_stmt(ids, s);
+    /* each step binds what its template does (and declares no loop) */
+    if (s->kind == KS_RUN) collect(ids, s->run.body.first, NULL, ranges);
     const KirBlock *body = kir_body((KirStmt *)s);
-    if (body) collect_ids(ids, body->first, NULL);
+    if (body) collect(ids, body->first, NULL, ranges);
   }
 }
 
@@ -161,19 +178,19 @@ static void collect_ids(KirIdNames *ids, const KirStmt *first, const KirStmt *st
 
 static LoopRange *range_find(const KirIdNames *ids, const char *name) {
   for (; ids; ids = ids->up)
-    for (int i = 0; i < ids->ranges.len; i++) {
-      LoopRange *r = ids->ranges.items[i];
-      if (same_name(r->name, name)) return r;
-    }
+    for (int i = 0; i < ids->nranges; i++)
+      if (same_name(ids->ranges[i].name, name)) return &ids->ranges[i];
   return NULL;
 }
 
+/* name's range, noted (RANGE_NONE) where it was not: valid until the next
+ * range is noted */
 static LoopRange *range_note(KirIdNames *ids, const char *name) {
   LoopRange *r = range_find(ids, name);
   if (r) return r;
-  r = NEW(ids->arena, LoopRange);
+  ids->ranges = kir_grown(ids->arena, ids->ranges, ids->nranges, &ids->capranges, sizeof *ids->ranges);
+  r = &ids->ranges[ids->nranges++];
   *r = (LoopRange){name, RANGE_NONE, 0, 0};
-  vec_push(ids->arena, &ids->ranges, r);
   return r;
 }
 
@@ -225,51 +242,45 @@ static bool expr_range(const KirIdNames *ids, const KirExpr *e, int64_t *lo, int
   }
 }
 
-static void collect_ranges(KirIdNames *ids, const KirStmt *first) {
-  for (const KirStmt *s = first; s; s = s->next) {
-    switch (s->kind) {
-    case KS_DECL: range_note(ids, s->decl.name)->state = RANGE_UNKNOWN; break;
-    case KS_ASSIGN:
-      if (s->assign.lhs->kind == KE_VAR) range_note(ids, s->assign.lhs->name)->state = RANGE_UNKNOWN;
-      break;
-    case KS_FOR: {
-      LoopRange *r = range_note(ids, s->loop.var);
-      int64_t ilo, ihi, blo, bhi, step, step_hi, last;
-      if (!(expr_range(ids, s->loop.init, &ilo, &ihi) && expr_range(ids, s->loop.bound, &blo, &bhi) &&
-            expr_range(ids, s->loop.step, &step, &step_hi) && step > 0 && !__builtin_sub_overflow(bhi, 1, &last))) {
-        r->state = RANGE_UNKNOWN;
-        break;
-      }
-      if (last < ilo) last = ilo; /* no step at all */
-      if (r->state == RANGE_NONE) {
-        *r = (LoopRange){r->name, RANGE_KNOWN, ilo, last};
-      } else if (r->state == RANGE_KNOWN) {
-        if (ilo < r->lo) r->lo = ilo;
-        if (last > r->hi) r->hi = last;
-      }
+/* the range statement s gives its name (not what its body does) */
+static void range_stmt(KirIdNames *ids, const KirStmt *s) {
+  switch (s->kind) {
+  case KS_DECL: range_note(ids, s->decl.name)->state = RANGE_UNKNOWN; break;
+  case KS_ASSIGN:
+    if (s->assign.lhs->kind == KE_VAR) range_note(ids, s->assign.lhs->name)->state = RANGE_UNKNOWN;
+    break;
+  case KS_FOR: {
+    LoopRange *r = range_note(ids, s->loop.var);
+    int64_t ilo, ihi, blo, bhi, step, step_hi, last;
+    if (!(expr_range(ids, s->loop.init, &ilo, &ihi) && expr_range(ids, s->loop.bound, &blo, &bhi) &&
+          expr_range(ids, s->loop.step, &step, &step_hi) && step > 0 && !__builtin_sub_overflow(bhi, 1, &last))) {
+      r->state = RANGE_UNKNOWN;
       break;
     }
-    /* each step assigns what its template does (and declares no loop) */
-    case KS_RUN: collect_ranges(ids, s->run.body.first); break;
-    case KS_VSTORE:
-    case KS_IF:
-    case KS_BLOCK:
-    case KS_BARRIER:
-    case KS_EXPR:
-    case KS_COMMENT: break;
+    if (last < ilo) last = ilo; /* no step at all */
+    if (r->state == RANGE_NONE) {
+      *r = (LoopRange){r->name, RANGE_KNOWN, ilo, last};
+    } else if (r->state == RANGE_KNOWN) {
+      if (ilo < r->lo) r->lo = ilo;
+      if (last > r->hi) r->hi = last;
     }
-    const KirBlock *body = kir_body((KirStmt *)s);
-    if (body) collect_ranges(ids, body->first);
+    break;
+  }
+  case KS_RUN: /* its template's statements: collect */
+  case KS_VSTORE:
+  case KS_IF:
+  case KS_BLOCK:
+  case KS_BARRIER:
+  case KS_EXPR:
+  case KS_COMMENT: break;
   }
 }
 
 KirIdNames *kir_id_names(Arena *a, const KirKernel *k) {
   KirIdNames *ids = NEW(a, KirIdNames);
   *ids = (KirIdNames){.arena = a, .k = k};
-  collect_ids(ids, k->locals.first, NULL);
-  collect_ids(ids, k->body.first, NULL);
-  collect_ranges(ids, k->locals.first);
-  collect_ranges(ids, k->body.first);
+  collect(ids, k->locals.first, NULL, true);
+  collect(ids, k->body.first, NULL, true);
   return ids;
 }
 
@@ -322,7 +333,7 @@ static bool form_var(const KirIdNames *ids, Form *f, const char *name, int64_t s
   if (!n && ids->up) return form_var(ids->up, f, name, scale);
   if (n && !n->bad) return form_term(f, (Atom){false, n->kind, n->dim, NULL}, scale);
   if (!n && is_nat_param(ids->k, name)) return form_term(f, (Atom){true, ID_LOCAL, 0, name}, scale);
-  /* a sequential loop's variable: its range (collect_ranges) */
+  /* a sequential loop's variable: its range (range_stmt) */
   const LoopRange *r = range_find(ids, name);
   int64_t lo, hi;
   if (!r || r->state != RANGE_KNOWN || __builtin_mul_overflow(r->lo, scale, &lo) ||
@@ -609,7 +620,7 @@ static void uses_block(Uses *u, const KirStmt *first, const KirStmt *stop) {
 bool kir_own_elements_in(const KirIdNames *ids, const KirStmtRange *ranges, int n, const char *var) {
   if (!ids || !var) return false;
   KirIdNames inner = {.arena = ids->arena, .k = ids->k, .up = ids};
-  for (int i = 0; i < n; i++) collect_ids(&inner, ranges[i].first, ranges[i].stop);
+  for (int i = 0; i < n; i++) collect(&inner, ranges[i].first, ranges[i].stop, false);
   Uses u = {.ids = &inner, .var = var, .ok = true};
   for (int i = 0; i < n; i++) uses_block(&u, ranges[i].first, ranges[i].stop);
   int64_t width;

@@ -310,13 +310,6 @@ static int known_equal(const Pass *p, const Lin *e) {
 
 static const KirExpr *truth(Pass *p, bool v) { return kir_lit(p->arena, (KirLit){.scalar = SC_BOOL, .i = v}); }
 
-/* e is true or false, as decided here: *v */
-static bool is_truth(const KirExpr *e, bool *v) {
-  if (e->kind != KE_LIT || e->lit.scalar != SC_BOOL) return false;
-  *v = e->lit.i != 0;
-  return true;
-}
-
 static bool int_scalar(const KirExpr *e) {
   const KirType *t = e->type;
   return t && t->kind == KTY_SCALAR && t->scalar == SC_INT && t->width == 1;
@@ -512,8 +505,8 @@ static const KirExpr *decide(Pass *p, const KirExpr *e) {
     if (changed && test_of(p, r, &ge, &negated) && (value = known(p, &ge)) >= 0) return truth(p, (value == 1) != negated);
     return r;
   }
-  if (e->kind == KE_COND && is_truth(kids[0], &v)) return v ? kids[1] : kids[2];
-  if (e->kind == KE_UNARY && e->un.op == '!' && is_truth(kids[0], &v)) return truth(p, !v);
+  if (e->kind == KE_COND && kir_is_truth(kids[0], &v)) return v ? kids[1] : kids[2];
+  if (e->kind == KE_UNARY && e->un.op == '!' && kir_is_truth(kids[0], &v)) return truth(p, !v);
   if (e->kind == KE_BUILTIN && (e->call.builtin == KBI_MIN || e->call.builtin == KBI_MAX) && n == 2) {
     const KirExpr *operand = decide_min_max(p, e->call.builtin, kids[0], kids[1]);
     if (operand) return operand;
@@ -528,7 +521,7 @@ static const KirExpr *decide(Pass *p, const KirExpr *e) {
   if (e->kind == KE_BINARY) {
     KirBinop op = e->bin.op;
     bool conj = op == KB_AND || op == KB_ALL, disj = op == KB_OR;
-    bool lv = is_truth(kids[0], &v), rv = is_truth(kids[1], &w);
+    bool lv = kir_is_truth(kids[0], &v), rv = kir_is_truth(kids[1], &w);
     /* the left operand decides, or leaves the right one's value */
     if ((conj || disj) && lv) return v == conj ? kids[1] : truth(p, v);
     /* the right one leaves the left one's (a bool: a test) */
@@ -1180,7 +1173,7 @@ static void push_loop_facts(Pass *p, const KirStmt *s) {
  * the block */
 static void push_bool(Pass *p, const KirBlock *b, const KirStmt *s) {
   bool v;
-  if (s->kind != KS_DECL || !s->decl.init || s->decl.array_len >= 0 || !is_truth(s->decl.init, &v) ||
+  if (s->kind != KS_DECL || !s->decl.init || s->decl.array_len >= 0 || !kir_is_truth(s->decl.init, &v) ||
       p->nbools == MAX_BOOLS)
     return;
   NameSet after = {.arena = p->arena};
@@ -1214,7 +1207,7 @@ static bool self_assignment(Pass *p, const KirStmt *s) {
 static bool vanishes(Pass *p, const KirStmt *s) {
   bool v;
   for (; s; s = s->next)
-    if (s->kind != KS_IF || !is_truth(decide(p, s->cond.cond), &v) || v) return false;
+    if (s->kind != KS_IF || !kir_is_truth(decide(p, s->cond.cond), &v) || v) return false;
   return true;
 }
 
@@ -1255,7 +1248,7 @@ static void walk_block(Pass *p, KirBlock *b) {
       continue;
     }
     bool v;
-    if (s->kind == KS_IF && is_truth(s->cond.cond, &v)) {
+    if (s->kind == KS_IF && kir_is_truth(s->cond.cond, &v)) {
       /* decided: its body in its place (a scope of its own if it declares
        * names and statements follow it, which may declare them again in
        * their own scopes: a kernel never shadows a name, so the names of
@@ -1375,97 +1368,8 @@ static void known_privates(Pass *p) {
   }
 }
 
-/* ---- kernels with nothing to decide ----
- *
- * What the pass changes comes of a test: an expression it decides (a
- * comparison, an equality, && or ||, a choice, !, an int min, max or
- * clamp: decide's cases, the only nodes it replaces; every other node is
- * rebuilt only where a child changed), a loop split where such a test in
- * its body changes (note_test's are among them), an if's test (decided,
- * or facts for its body), a bool declared with a value whose reads it
- * decides (push_bool), a self-assignment it drops, and the scope alone
- * in a block it flattens.  A kernel with none of them (the loop variants
- * of issue 35, whose tests lowering never made: no padding, no guard)
- * goes through the walk unchanged: the walk is not made. */
-
-static bool decidable_expr(const KirExpr *e);
-
-/* an index's expression atoms hold a decidable node */
-static bool decidable_ix(const Ix *e) {
-  for (; e && e->exprs; e = e->b) {
-    if (e->kind == IX_EXPR) return decidable_expr(e->expr);
-    if (e->a && e->a->exprs && decidable_ix(e->a)) return true;
-  }
-  return false;
-}
-
-static bool decidable_expr(const KirExpr *e) {
-  if (!e) return false;
-  switch (e->kind) {
-  case KE_IX: return decidable_ix(e->ix);
-  case KE_COND: return true;
-  case KE_UNARY:
-    if (e->un.op == '!') return true;
-    break;
-  case KE_BINARY:
-    switch (e->bin.op) {
-    case KB_MUL:
-    case KB_DIV:
-    case KB_MOD:
-    case KB_ADD:
-    case KB_SUB:
-    case KB_PTR_ADD: break;
-    case KB_LT:
-    case KB_LE:
-    case KB_GT:
-    case KB_GE:
-    case KB_EQ:
-    case KB_NE:
-    case KB_AND:
-    case KB_ALL:
-    case KB_OR: return true;
-    }
-    break;
-  case KE_BUILTIN:
-    if (e->call.builtin == KBI_MIN || e->call.builtin == KBI_MAX || e->call.builtin == KBI_CLAMP) return true;
-    break;
-  default: break;
-  }
-  const KirExpr *buf[3];
-  const KirExpr *const *kids;
-  int n = kir_expr_children(e, buf, &kids);
-  for (int i = 0; i < n; i++)
-    if (decidable_expr(kids[i])) return true;
-  return false;
-}
-
-static const KirExpr *note_decidable(void *found, const KirExpr *e) {
-  if (!*(bool *)found && decidable_expr(e)) *(bool *)found = true;
-  return e;
-}
-
-/* b holds something the pass may change (above).  A run (KS_RUN) in a
- * loop's body is written out by the pass (walk_block), so changed; one
- * outside loops only where its template holds something decidable
- * (run_decided) */
-static bool decidable_block(const KirBlock *b, bool in_loop) {
-  if (b->first && b->first == b->last && b->first->kind == KS_BLOCK) return true;
-  for (KirStmt *s = b->first; s; s = s->next) {
-    bool v, found = false;
-    if (s->kind == KS_RUN && (in_loop || decidable_block(&s->run.body, in_loop))) return true;
-    if (s->kind == KS_IF) return true;
-    if (s->kind == KS_DECL && s->decl.init && is_truth(s->decl.init, &v)) return true;
-    if (s->kind == KS_ASSIGN && kir_expr_equal(s->assign.lhs, s->assign.rhs)) return true;
-    kir_map_exprs(s, note_decidable, &found);
-    if (found) return true;
-    const KirBlock *inner = kir_body(s);
-    if (inner && decidable_block(inner, in_loop || s->kind == KS_FOR)) return true;
-  }
-  return false;
-}
-
 void kir_partition_loops(Arena *a, const Backend *backend, KirKernel *k, const KirIdBounds *ids, bool no_shortcuts) {
-  if (!no_shortcuts && !decidable_block(&k->body, false)) {
+  if (!no_shortcuts && !kir_partition_has_work(&k->body)) {
     k->shortcuts |= KIR_SHORTCUT_PARTITION;
     return;
   }

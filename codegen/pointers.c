@@ -628,17 +628,50 @@ enum { COUNTED_BUFFERS = 16 };
 /* the reads of e that row_of may take in a loop, counted by buffer (counts, by
  * index in Pass.bufs); *twice once a buffer has two */
 static void count_reads(const Pass *p, const KirExpr *e, int *counts, bool *twice) {
-  if (!e || *twice) return;
-  bool vector = e->kind == KE_VLOAD;
-  const KirExpr *from = vector ? e->vload.ptr : e->kind == KE_INDEX ? e->index.base : NULL;
-  const KirExpr *index = vector ? e->vload.offset : e->kind == KE_INDEX ? e->index.at : NULL;
-  if (from && from->kind == KE_VAR && index->kind == KE_IX)
-    for (int i = 0; i < p->nbufs; i++)
-      if (strcmp(p->bufs[i].name, from->name) == 0 && ++counts[i] == 2) *twice = true;
-  const KirExpr *buf[3];
-  const KirExpr *const *kids;
-  int n = kir_expr_children(e, buf, &kids);
-  for (int i = 0; i < n; i++) count_reads(p, kids[i], counts, twice);
+  /* each kind's children walked by itself, the last one the loop's next
+   * node (translation throughput, BENCHMARKS.md); whether a buffer is
+   * read twice does not depend on the order */
+  while (e && !*twice) {
+    const KirExpr *from = NULL, *index = NULL;
+    switch (e->kind) {
+    case KE_INT:
+    case KE_VAR:
+    case KE_LIT:
+    case KE_IX:
+    case KE_QUERY: return;
+    case KE_UNARY: e = e->un.operand; continue;
+    case KE_BINARY:
+      count_reads(p, e->bin.lhs, counts, twice);
+      e = e->bin.rhs;
+      continue;
+    case KE_COND:
+      count_reads(p, e->cond.test, counts, twice);
+      count_reads(p, e->cond.then, counts, twice);
+      e = e->cond.other;
+      continue;
+    case KE_MEMBER: e = e->member.base; continue;
+    case KE_LANE: e = e->lane.base; continue;
+    case KE_CALL:
+    case KE_BUILTIN:
+    case KE_CAST:
+    case KE_VECTOR:
+      for (int i = 0; i + 1 < e->call.nargs; i++) count_reads(p, e->call.args[i], counts, twice);
+      e = e->call.nargs ? e->call.args[e->call.nargs - 1] : NULL;
+      continue;
+    case KE_INDEX: from = e->index.base, index = e->index.at; break;
+    case KE_VLOAD: from = e->vload.ptr, index = e->vload.offset; break;
+    }
+    /* the buffer's name is most often the parameter's own string, and
+     * another buffer's most often differs in its first character */
+    if (from->kind == KE_VAR && index->kind == KE_IX)
+      for (int i = 0; i < p->nbufs; i++) {
+        const char *name = p->bufs[i].name;
+        if ((name == from->name || (name[0] == from->name[0] && strcmp(name, from->name) == 0)) && ++counts[i] == 2)
+          *twice = true;
+      }
+    count_reads(p, index, counts, twice);
+    e = from;
+  }
 }
 
 /* the statements visit_block visits */

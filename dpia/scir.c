@@ -329,7 +329,34 @@ static int count_in(const Phrase *p, const Binder *x, const Binder *i, bool poin
   INTERNAL("phrase kind %d", (int)p->kind);
 }
 
-static int count_uses(const Phrase *p, const Binder *x) { return count_in(p, x, NULL, false); }
+/* count_in(p, x, NULL, false), the plain count, walked on its own: code
+ * generation asks it of every parfor's body whose acceptor is a variable's
+ * (scir_pointwise_parfor), most often a local buffer's that the body does
+ * not read (a toLocal stage); a phrase's second part is the loop's next
+ * step, not a call (translation throughput, BENCHMARKS.md) */
+static int count_uses(const Phrase *p, const Binder *x) {
+  int n = 0;
+  for (;;) {
+    switch (p->kind) {
+    case PH_VAR: return n + (p->binder == x);
+    case PH_LIT:
+    case PH_PRIM:
+    case PH_DEF: return n;
+    case PH_LAM: p = p->body; break;
+    case PH_PROJ:
+    case PH_UNOP: p = p->fst; break;
+    case PH_APP:
+    case PH_PAIR:
+    case PH_SEQ:
+    case PH_ASSIGN:
+    case PH_BINOP:
+      n += count_uses(p->fst, x);
+      p = p->snd;
+      break;
+    case PH_COUNT: INTERNAL("phrase kind %d", (int)p->kind);
+    }
+  }
+}
 
 static bool is_parfor_prim(Prim p) { return parfor_kind(p) != NO_PARFOR; }
 

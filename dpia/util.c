@@ -453,6 +453,8 @@ static NameEntry *nameset_entry(NameSet *s, const char *name) {
 
 void nameset_add(NameSet *s, const char *name) { nameset_entry(s, name)->count++; }
 
+bool nameset_add_had(NameSet *s, const char *name) { return nameset_entry(s, name)->count++ > 0; }
+
 void nameset_remove(NameSet *s, const char *name) {
   NameEntry *e = nameset_find(s, name);
   if (!e || !e->name || e->count == 0) INTERNAL("removing the name '%s', which is not in the set", name);
@@ -465,8 +467,20 @@ bool nameset_has(const NameSet *s, const char *name) {
 }
 
 void nameset_add_once(NameSet *s, const char *name) {
-  const NameEntry *e = nameset_find(s, name);
-  if (!(e && e->name && e->count > 0)) nameset_entry(s, name)->count++;
+  NameEntry *e = nameset_find(s, name);
+  if (e && e->name && e->count > 0) return;
+  /* where nameset_entry would not grow the table, the slot found is the
+   * one it would find (the name's, or the empty one a new name goes in):
+   * one hash, not two; the table the same as nameset_add makes */
+  if (!e || 2 * (s->used + 1) > s->cap) {
+    nameset_entry(s, name)->count++;
+    return;
+  }
+  if (!e->name) {
+    e->name = name;
+    s->used++;
+  }
+  e->count++;
 }
 
 void nameset_remove_if_has(NameSet *s, const char *name) {

@@ -354,6 +354,9 @@ typedef struct NameSet {
 } NameSet;
 
 void nameset_add(NameSet *s, const char *name);
+/* nameset_add, saying whether name was in the set before (nameset_has
+ * then nameset_add, with one hash: the KIR check's declarations) */
+bool nameset_add_had(NameSet *s, const char *name);
 void nameset_remove(NameSet *s, const char *name);
 bool nameset_has(const NameSet *s, const char *name);
 /* as a set: name added where nameset_has says it is not, taken out (once)

@@ -312,6 +312,12 @@ static void test_invariants(Tester *t) {
   kir_append(&k4.body, loop(a, "i", kir_int(a, 0), kir_int(a, 1)));
   kir_append(&k4.body, loop(a, "i", kir_int(a, 0), kir_int(a, 1)));
   EXPECT(kir_invariant_violation(a, &k4) == NULL);
+  /* ... but not one inside the other (the loop's own variable declared
+   * again in its body) */
+  KirStmt *outer = loop(a, "j", kir_int(a, 0), kir_int(a, 1));
+  kir_append(&outer->loop.body, decl(a, "j", kir_int(a, 0)));
+  kir_append(&k4.body, outer);
+  EXPECT(kir_invariant_violation(a, &k4) != NULL);
   /* a work-item function (size_t) compared with a constant at least 0, or
    * read into an int: fine; with an int that may be negative, or with
    * arithmetic over one: -Wsign-compare */
@@ -561,6 +567,19 @@ static void test_dead_bindings(Tester *t) {
   kir_append(&k5.body, l1);
   kir_append(&k5.body, l2);
   DROPPED(&k5, "  for (int i = 0; i < N; i += 1) {\n    float x = in[i];\n    out[i] = x;\n  }\n}\n");
+
+  /* one index tree read in two blocks, each of its own j: the names it
+   * reads are noted again after the later block's j is declared (dead.c,
+   * names_read's last tree), so the earlier j is read too and stays */
+  KirKernel k6 = {.name = "k", .comment = "k", .nparams = 2, .params = ps};
+  const Ix *jx = ix_add(&t->ix, ix_var(&t->ix, "j"), ix_const(&t->ix, 1));
+  for (int b = 1; b <= 2; b++) {
+    KirStmt *blk = kir_stmt(a, KS_BLOCK);
+    kir_append(&blk->block.body, decl(a, "j", kir_int(a, b)));
+    kir_append(&blk->block.body, assign(a, kir_index(a, pvar(a, "out"), kir_ix(a, jx)), flit(a, b)));
+    kir_append(&k6.body, blk);
+  }
+  DROPPED(&k6, "  {\n    int j = 1;\n    out[j + 1] = 1.0f;\n  }\n  {\n    int j = 2;\n    out[j + 1] = 2.0f;\n  }\n}\n");
 }
 
 /* k's body once kir_sink_into_guards has run, as the backend prints it */
@@ -702,6 +721,111 @@ static void test_ix_exprs_flag(Tester *t) {
   }
   EXPECT(wrong == 0);
   EXPECT(with > 50 && without > 50); /* both kinds of tree were made */
+}
+
+/* ---- whether partition has work (partition_work.c) ----
+ * kir_partition_has_work walks each kind's children itself, and each
+ * statement's expressions; the reference asks kir_expr_children and
+ * kir_map_exprs, as the pass did.  On pseudo-random statements of tests
+ * and no tests they must agree. */
+
+static bool ref_decidable(const KirExpr *e);
+
+static bool ref_decidable_ix(const Ix *e) {
+  if (!e) return false;
+  if (e->kind == IX_EXPR) return ref_decidable(e->expr);
+  return e->kind != IX_CONST && e->kind != IX_VAR && (ref_decidable_ix(e->a) || ref_decidable_ix(e->b));
+}
+
+static bool ref_decidable(const KirExpr *e) {
+  if (!e) return false;
+  if (e->kind == KE_IX) return ref_decidable_ix(e->ix);
+  if (e->kind == KE_COND || (e->kind == KE_UNARY && e->un.op == '!')) return true;
+  if (e->kind == KE_BINARY && e->bin.op != KB_MUL && e->bin.op != KB_DIV && e->bin.op != KB_MOD &&
+      e->bin.op != KB_ADD && e->bin.op != KB_SUB && e->bin.op != KB_PTR_ADD)
+    return true;
+  if (e->kind == KE_BUILTIN &&
+      (e->call.builtin == KBI_MIN || e->call.builtin == KBI_MAX || e->call.builtin == KBI_CLAMP))
+    return true;
+  const KirExpr *buf[3], *const *sub;
+  int n = kir_expr_children(e, buf, &sub);
+  for (int i = 0; i < n; i++)
+    if (ref_decidable(sub[i])) return true;
+  return false;
+}
+
+static const KirExpr *ref_note(void *found, const KirExpr *e) {
+  if (ref_decidable(e)) *(bool *)found = true;
+  return e;
+}
+
+/* an int expression, a test at some depth or none (one kind in eight is
+ * a test: most expressions of depth 3 hold none) */
+static const KirExpr *random_tested(Tester *t, uint32_t *seed, int depth) {
+  Arena *a = t->a;
+  const KirType *int1 = kir_scalar1(SC_INT);
+  const char *name = read_pool[next_random(seed) % READ_POOL];
+  if (depth <= 0) return next_random(seed) % 3 ? ivar(a, name) : kir_int(a, 3);
+  const KirExpr *args[3];
+  for (int i = 0; i < 3; i++) args[i] = random_tested(t, seed, depth - 1);
+  static const KirBinop arith[] = {KB_MUL, KB_ADD, KB_SUB, KB_DIV};
+  static const KirBinop tests[] = {KB_LT, KB_EQ, KB_AND, KB_OR};
+  static const KirBuiltin decided[] = {KBI_MIN, KBI_MAX, KBI_CLAMP};
+  switch (next_random(seed) % 24) {
+  case 0: return kir_binary(a, tests[next_random(seed) % 4], args[0], args[1]);
+  case 1: return kir_unary(a, '!', args[0]);
+  case 2: return kir_cond(a, args[0], args[1], args[2]);
+  case 3: {
+    KirBuiltin b = decided[next_random(seed) % 3];
+    return kir_builtin(a, b, int1, args);
+  }
+  case 4:
+  case 5:
+  case 6: return kir_binary(a, arith[next_random(seed) % 4], args[0], args[1]);
+  case 7: return kir_unary(a, '-', args[0]);
+  case 8:
+  case 9: return kir_index(a, pvar(a, name), args[0]);
+  case 10: return kir_vload(a, 4, args[0], pvar(a, name));
+  case 11: return kir_call(a, "f", int1, (int)(next_random(seed) % 4), args);
+  case 12: return kir_cast(a, int1, args[0]);
+  case 13: return kir_member(a, args[0], "m", int1);
+  case 14: return kir_lane(a, args[0], 1, 4);
+  case 15: return kir_ix(a, ix_add(&t->ix, ix_expr(&t->ix, args[0]), ix_var(&t->ix, name)));
+  case 16: return kir_ix(a, ix_mul(&t->ix, ix_var(&t->ix, name), ix_const(&t->ix, 4)));
+  default: return next_random(seed) % 2 ? ivar(a, name) : kir_int(a, 5);
+  }
+}
+
+static void test_partition_work(Tester *t) {
+  Arena *a = t->a;
+  uint32_t seed = 23;
+  int differ = 0, with = 0, without = 0;
+  for (int n = 0; n < 600; n++) {
+    const KirExpr *e = random_tested(t, &seed, 1 + n % 4), *f = random_tested(t, &seed, 1 + n % 3);
+    KirStmt *s;
+    switch (n % 5) {
+    case 0: s = decl(a, "v", e); break;
+    case 1: s = assign(a, kir_index(a, pvar(a, "out"), f), e); break;
+    case 2:
+      s = kir_stmt(a, KS_VSTORE);
+      s->vstore.width = 4;
+      s->vstore.value = e, s->vstore.offset = f, s->vstore.ptr = pvar(a, "out");
+      break;
+    case 3:
+      s = loop(a, "i", e, f);
+      kir_append(&s->loop.body, assign(a, kir_index(a, pvar(a, "out"), ivar(a, "i")), kir_int(a, 1)));
+      break;
+    default: s = kir_stmt(a, KS_EXPR), s->expr = e; break;
+    }
+    KirBlock body = {0};
+    kir_append(&body, s);
+    bool found = false;
+    kir_map_exprs(s, ref_note, &found);
+    differ += kir_partition_has_work(&body) != found;
+    with += found, without += !found;
+  }
+  EXPECT(differ == 0);
+  EXPECT(with > 100 && without > 100); /* both answers were asked for: the test can fail */
 }
 
 static void test_guard_sink(Tester *t) {
@@ -1037,6 +1161,7 @@ int main(void) {
   test_c_target(t);
   test_in_place(t);
   test_partition_shares(t);
+  test_partition_work(t);
   printf("kir: %d passed, %d failed\n", t->passed, t->failed);
   arena_free(&env.arena);
   return t->failed ? 1 : 0;

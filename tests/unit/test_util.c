@@ -132,6 +132,14 @@ static void test_nameset_once(void) {
     for (int i = 0; i < NAMES; i++) same = same && nameset_has(&once, names[i]) == nameset_has(&general, names[i]);
   }
   CHECK(same);
+  /* and the same table: a name put where nameset_add puts it, the table
+   * grown when it grows (nameset_add_once hashes a new name once) */
+  CHECK(once.used == general.used && once.cap == general.cap);
+  bool layout = once.cap == general.cap;
+  for (uint32_t i = 0; layout && i < once.cap; i++)
+    layout = !once.slots[i].name == !general.slots[i].name &&
+             (!once.slots[i].name || strcmp(once.slots[i].name, general.slots[i].name) == 0);
+  CHECK(layout);
   arena_free(&a);
 }
 
