@@ -597,6 +597,12 @@ typedef struct KirKernel {
   /* the runs (KS_RUN) lowering made, for the tests and for
    * kir_write_out_runs (none: nothing to look for) */
   int runs_made;
+  /* every run written out (kir_write_out_runs): none left to look for.
+   * A backend that prints runs (Backend.prints_runs) gets them kept, and
+   * whatever reads the kernel after printing writes them out first, into
+   * runs_arena (the kernel's own: kernel_facts_kir, codegen/kernel.h) */
+  bool runs_out;
+  Arena *runs_arena;
 } KirKernel;
 
 /* The shortcuts of KirKernel.shortcuts. */
@@ -625,6 +631,17 @@ void kir_write_out_runs(Arena *a, KirKernel *k);
 void kir_write_out_runs_in(Arena *a, KirBlock *b);
 /* the template statements of a run that are its steps' own (not sites) */
 static inline bool kir_run_template_stmt(const KirStmt *t) { return t->kind != KS_BARRIER; }
+/* What a run's printer reads (backend_c.c, cprint_run): a step's
+ * statements are its template's (kir_run_template_stmt), each with the
+ * index nodes that hold $step (KE_IX, the leaves) replaced by the step's
+ * index of their slot.  kir_run_leaves: the leaves of the template's
+ * statement j (j-th of those kir_run_template_stmt takes, in order) and
+ * their slots, at most `most` (-1 where more); kir_run_index: the index
+ * of slot at the run's step t (0 its first) */
+int kir_run_leaves(const KirStmt *run, int j, const KirExpr **leaves, int *slots, int most);
+const Ix *kir_run_index(const KirStmt *run, int64_t t, int slot);
+/* the number of the run's slots (its distinct indices with $step) */
+int kir_run_slots(const KirStmt *run);
 
 /* The first invariant of the IR that k breaks, or NULL: no name declared
  * where the same name is visible (spec section 8: no shadowing), no

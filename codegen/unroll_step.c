@@ -698,7 +698,39 @@ void kir_write_out_runs_in(Arena *a, KirBlock *b) {
 }
 
 void kir_write_out_runs(Arena *a, KirKernel *k) {
-  if (k->runs_made) kir_write_out_runs_in(a, &k->body);
+  if (k->runs_made && !k->runs_out) kir_write_out_runs_in(a, &k->body);
+  k->runs_out = true;
+}
+
+static int leaves_on(const StepPath *p, const KirExpr **leaves, int *slots, int n, int most) {
+  if (!p || n < 0) return n;
+  if (!p->kids) {
+    if (n == most) return -1;
+    leaves[n] = p->e, slots[n] = p->slot;
+    return n + 1;
+  }
+  const KirExpr *buf[3];
+  const KirExpr *const *kids;
+  int nkids = kir_expr_children(p->e, buf, &kids);
+  for (int i = 0; i < nkids; i++) n = leaves_on(p->kids[i], leaves, slots, n, most);
+  return n;
+}
+
+int kir_run_leaves(const KirStmt *run, int j, const KirExpr **leaves, int *slots, int most) {
+  const struct KirRunSteps *rs = run->run.steps;
+  if (j < 0 || j >= rs->nstmts) INTERNAL("a run's statement %d of %d", j, rs->nstmts);
+  int n = 0;
+  for (int w = 0; w < 3; w++) n = leaves_on(rs->stmts[j].ways[w], leaves, slots, n, most);
+  return n;
+}
+
+int kir_run_slots(const KirStmt *run) { return run->run.steps->nslots; }
+
+const Ix *kir_run_index(const KirStmt *run, int64_t t, int slot) {
+  const struct KirRunSteps *rs = run->run.steps;
+  if (t < 0 || t >= run->run.count || slot < 0 || slot >= rs->nslots)
+    INTERNAL("a run's index at step %lld, slot %d", (long long)t, slot);
+  return rs->made[t * rs->nslots + slot];
 }
 
 /* An assignment that may be one of a value to itself at some step (its
