@@ -50,7 +50,7 @@ typedef struct Backend {
    * needs (barrier_pass.c; false: they are placed) */
   bool no_pocl_barriers;
   /* print_kernel takes a run of steps (KS_RUN, kir.h) and prints its
-   * steps from its template (backend_c.c, cprint_run): cg_lower keeps
+   * steps from its template (backend_c.c, print_run): cg_lower keeps
    * the runs for it (false: it writes every run out before printing) */
   bool prints_runs;
   /* one type, as a declaration of its type prints it */

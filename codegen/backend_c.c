@@ -143,7 +143,7 @@ bool cprint_defined_before(NameSet *defined, const char *name) {
   return false;
 }
 
-/* ---- a run's template (cprint_run) ----
+/* ---- a run's template (print_run) ----
  *
  * A run's steps print the same text but for their indices with $step
  * (kir_run_leaves): each template statement is printed once with a hole
@@ -462,7 +462,8 @@ typedef struct RunLine {
   CHoles holes;
 } RunLine;
 
-static bool template_line(const CStmtHooks *h, const KirStmt *run, int j, const KirStmt *x, RunLine *line) {
+static bool template_line(const CStmtHooks *h, const KirStmt *run, int j, const KirStmt *x, int indent,
+                          RunLine *line) {
   /* a step leaves out an assignment of a value to itself (unroll_step.c,
    * append_step), and a run holds none: its two sides are never of one
    * kind (may_assign_itself) */
@@ -474,7 +475,9 @@ static bool template_line(const CStmtHooks *h, const KirStmt *run, int j, const 
   CExprHooks eh = *h->exprs;
   eh.holes = t;
   if (!eh.prec) eh.prec = kir_prec; /* cprint_operand asks for holes only with one */
+  buf_indent(&line->text, indent);
   print_leaf_stmt(h, &eh, &line->text, x);
+  buf_putc(&line->text, '\n');
   return !t->broken && t->n == t->nleaves; /* each leaf once, where expected */
 }
 
@@ -489,9 +492,12 @@ typedef struct SlotText {
 
 static void print_step_index(const CExprHooks *eh, Buf *out, const CHole *hole, const Ix *made, SlotText *kept,
                              Buf *kept_text) {
-  KirExpr as = *hole->leaf;
-  as.ix = made;
-  bool paren = (eh->prec ? eh->prec(&as) : kir_prec(&as)) < hole->min;
+  bool paren = false; /* none where printed whole (min 0) */
+  if (hole->min > 0) {
+    KirExpr as = *hole->leaf;
+    as.ix = made;
+    paren = (eh->prec ? eh->prec(&as) : kir_prec(&as)) < hole->min;
+  }
   if (paren) buf_putc(out, '(');
   SlotText *k = &kept[hole->slot];
   if (made->kind == IX_ADD && k->of != made->a) {
@@ -505,9 +511,9 @@ static void print_step_index(const CExprHooks *eh, Buf *out, const CHole *hole, 
   if (paren) buf_putc(out, ')');
 }
 
-/* the run's template statements as lines with holes (*n of them), or
- * NULL where the run is printed written out */
-static RunLine *template_lines(const CStmtHooks *h, Arena *a, const KirStmt *run, int *n) {
+/* the run's template statements as lines with holes (*n of them), each
+ * indented and ended, or NULL where the run is printed written out */
+static RunLine *template_lines(const CStmtHooks *h, Arena *a, const KirStmt *run, int indent, int *n) {
   if (!h->exprs) return NULL;
   *n = 0;
   for (const KirStmt *x = run->run.body.first; x; x = x->next) *n += kir_run_template_stmt(x);
@@ -517,7 +523,7 @@ static RunLine *template_lines(const CStmtHooks *h, Arena *a, const KirStmt *run
     if (!kir_run_template_stmt(x)) continue;
     memset(&lines[j], 0, sizeof lines[j]);
     buf_init(&lines[j].text, a);
-    if (!template_line(h, run, j, x, &lines[j])) return NULL;
+    if (!template_line(h, run, j, x, indent, &lines[j])) return NULL;
     j++;
   }
   return lines;
@@ -525,7 +531,7 @@ static RunLine *template_lines(const CStmtHooks *h, Arena *a, const KirStmt *run
 
 bool cprint_run_by_template(const CStmtHooks *h, Arena *a, const KirStmt *run) {
   int n;
-  return template_lines(h, a, run, &n) != NULL;
+  return template_lines(h, a, run, 0, &n) != NULL;
 }
 
 static void print_run(const CStmtHooks *h, Buf *out, const KirStmt *run, int indent, LineRec *rec) {
@@ -533,7 +539,7 @@ static void print_run(const CStmtHooks *h, Buf *out, const KirStmt *run, int ind
   int n;
   /* statement_lines records each statement printed: the steps'
    * statements written out, as a reader of lines expects them */
-  const RunLine *lines = rec ? NULL : template_lines(h, a, run, &n);
+  const RunLine *lines = rec ? NULL : template_lines(h, a, run, indent, &n);
   if (!lines) {
     KirBlock steps = kir_run_steps(a, run, false);
     cprint_block(h, out, &steps, indent, rec);
@@ -544,19 +550,23 @@ static void print_run(const CStmtHooks *h, Buf *out, const KirStmt *run, int ind
   memset(kept, 0, sizeof(SlotText) * (size_t)(nslots > 0 ? nslots : 1));
   Buf kept_text;
   buf_init(&kept_text, a);
+  /* room for the steps' lines at once (an index's text is at most about
+   * as long as a hole's allowance), not the text doubled step by step */
+  size_t step_text = 0;
+  for (int i = 0; i < n; i++) step_text += lines[i].text.len + (size_t)lines[i].holes.n * 32;
+  buf_reserve(out, step_text * (size_t)run->run.count);
   for (int64_t t = 0; t < run->run.count; t++) {
+    const Ix *const *row = kir_run_row(run, t);
     for (int i = 0; i < n; i++) {
       const RunLine *line = &lines[i];
-      buf_indent(out, indent);
       size_t from = 0;
       for (int k = 0; k < line->holes.n; k++) {
         const CHole *hole = &line->holes.hole[k];
         buf_put(out, line->text.data + from, hole->at - from);
-        print_step_index(h->exprs, out, hole, kir_run_index(run, t, hole->slot), kept, &kept_text);
+        print_step_index(h->exprs, out, hole, row[hole->slot], kept, &kept_text);
         from = hole->at;
       }
       buf_put(out, line->text.data + from, line->text.len - from);
-      buf_putc(out, '\n');
     }
   }
 }

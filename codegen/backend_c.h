@@ -57,7 +57,7 @@ typedef struct CExprHooks {
    * hooks it was reached by (a backend that prints runs of steps:
    * CStmtHooks.exprs) */
   void (*print_own)(const struct CExprHooks *h, Buf *out, const KirExpr *e);
-  /* NULL but while a run's template statement is printed (cprint_run):
+  /* NULL but while a run's template statement is printed (print_run):
    * the index nodes that differ from step to step, each left as a hole */
   CHoles *holes;
 } CExprHooks;

@@ -224,7 +224,7 @@ void ix_print(Buf *out, const Ix *e, IxExprPrinter print_expr);
 /* ix_print(e) where e is a + k, k >= 0 a constant, and a_text (a_len
  * characters) is ix_print(a): a's text, " + " and k's digits, written
  * without walking a (the steps of a run print s + k for one s: backend_c.c,
- * cprint_run).  false, nothing written, where e is not such a sum of a. */
+ * print_run).  false, nothing written, where e is not such a sum of a. */
 bool ix_print_plus_constant(Buf *out, const Ix *e, const Ix *a, const char *a_text, size_t a_len);
 
 #endif

@@ -631,15 +631,15 @@ void kir_write_out_runs(Arena *a, KirKernel *k);
 void kir_write_out_runs_in(Arena *a, KirBlock *b);
 /* the template statements of a run that are its steps' own (not sites) */
 static inline bool kir_run_template_stmt(const KirStmt *t) { return t->kind != KS_BARRIER; }
-/* What a run's printer reads (backend_c.c, cprint_run): a step's
+/* What a run's printer reads (backend_c.c, print_run): a step's
  * statements are its template's (kir_run_template_stmt), each with the
  * index nodes that hold $step (KE_IX, the leaves) replaced by the step's
  * index of their slot.  kir_run_leaves: the leaves of the template's
  * statement j (j-th of those kir_run_template_stmt takes, in order) and
- * their slots, at most `most` (-1 where more); kir_run_index: the index
- * of slot at the run's step t (0 its first) */
+ * their slots, at most `most` (-1 where more); kir_run_row: the index of
+ * each slot at the run's step t (0 its first), by slot */
 int kir_run_leaves(const KirStmt *run, int j, const KirExpr **leaves, int *slots, int most);
-const Ix *kir_run_index(const KirStmt *run, int64_t t, int slot);
+const Ix *const *kir_run_row(const KirStmt *run, int64_t t);
 /* the number of the run's slots (its distinct indices with $step) */
 int kir_run_slots(const KirStmt *run);
 

@@ -189,9 +189,10 @@ static bool copyable(const StepStmts *s, int leaves) {
  * comes last.  Where the sum is the shortest form of its polynomial
  * (ix_is_flat_and_shortest) this is what ix_simplify gives for it, the
  * order of the terms that are not constant being the polynomial's
- * whatever the constant; the steps check it against ix_simplify at steps
- * 0 and 1 (AtStep.both), the form of the sum and of its constant being
- * the same at every step after.  The other terms' sum is made once for
+ * whatever the constant; it is checked against step 0's own lowering
+ * (same_as_step0, AtStep.compared) and ix_simplify's at step 1
+ * (AtStep.both), the form of the sum and of its constant being the same
+ * at every step after.  The other terms' sum is made once for
  * all the steps, and whether the index at a step is the shortest form is
  * found once for each key of its constant (ix_flat_constant_key): the
  * same sum and a constant of the same key are the same search. */
@@ -294,6 +295,10 @@ typedef struct AtStep {
   /* the index made by flat_at_step where it applies (cheap) and
    * checked against ix_simplify's (both); else ix_simplify's */
   bool cheap, both;
+  /* the copy is compared with the step's own lowering, statement by
+   * statement (same_as_step0): an index flat_at_step makes is taken as
+   * it is, that comparison telling whether it is the lowering's */
+  bool compared;
   /* every index made is one that lowering the step gives too: a flat sum
    * no other form prints shorter (ix_is_flat_and_shortest), which
    * ix_simplify gives however the step's lowering wrote the index; where
@@ -335,14 +340,20 @@ static const Ix *ix_index_at_step(AtStep *at, const Ix *e) {
   for (int i = 0; i < n; i++)
     if (at->known[i].from && (at->known[i].from == e || ix_equal(at->known[i].from, e))) return at->known[i].made;
   IxCtx *x = &at->cg->ix;
-  StepIndex *si = at->cheap || at->both ? step_index(at->cg, at->indices, e) : NULL;
+  StepIndex *si = at->cheap || at->both || at->compared ? step_index(at->cg, at->indices, e) : NULL;
   const Ix *made = si ? flat_at_step(x, si, at->value->value) : NULL;
   bool shortest;
-  if (!made || at->both) {
+  if (made && at->compared) {
+    shortest = true;
+  } else if (!made || at->both) {
     const Ix *simplified = ix_simplify(x, ix_at_step(x, e, at->value));
-    if (made && !ix_equal(made, simplified)) at->same = false;
+    /* where flat_at_step's sum is ix_simplify's, whether it is the
+     * shortest form is asked by its constant's key (flat_at_step_shortest,
+     * the same answer), which the steps after share */
+    bool flat = made && ix_equal(made, simplified);
+    if (made && !flat) at->same = false;
+    shortest = flat ? flat_at_step_shortest(si, made, at->value->value) : ix_is_flat_and_shortest(simplified);
     made = simplified;
-    shortest = ix_is_flat_and_shortest(made);
   } else {
     shortest = flat_at_step_shortest(si, made, at->value->value);
   }
@@ -472,7 +483,7 @@ static bool add_at_step(AtStep *at, KirBlock *b, const StepStmt *x) {
 static bool same_as_step0(CG *cg, const StepStmts *sym, const StepStmt *ways, StepIndices *indices,
                           const StepStmts *step0) {
   KirBlock check = {0};
-  AtStep at = {.cg = cg, .value = ix_const(&cg->ix, 0), .indices = indices, .both = true, .same = true};
+  AtStep at = {.cg = cg, .value = ix_const(&cg->ix, 0), .indices = indices, .compared = true, .same = true};
   for (int i = 0; i < sym->n; i++)
     if (sym->items[i]->kind != KS_BARRIER && !add_at_step(&at, &check, &ways[i])) return false;
   int j = 0;
@@ -726,12 +737,12 @@ int kir_run_leaves(const KirStmt *run, int j, const KirExpr **leaves, int *slots
 
 int kir_run_slots(const KirStmt *run) { return run->run.steps->nslots; }
 
-const Ix *kir_run_index(const KirStmt *run, int64_t t, int slot) {
+const Ix *const *kir_run_row(const KirStmt *run, int64_t t) {
   const struct KirRunSteps *rs = run->run.steps;
-  if (t < 0 || t >= run->run.count || slot < 0 || slot >= rs->nslots)
-    INTERNAL("a run's index at step %lld, slot %d", (long long)t, slot);
-  return rs->made[t * rs->nslots + slot];
+  if (t < 0 || t >= run->run.count) INTERNAL("a run's indices at step %lld of %lld", (long long)t, (long long)run->run.count);
+  return rs->made + t * rs->nslots;
 }
+
 
 /* An assignment that may be one of a value to itself at some step (its
  * two sides of one kind, acc[$step] = acc[2]): add_at_step leaves such
