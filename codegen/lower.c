@@ -348,7 +348,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
    * whatever reads the kernel after printing (kernel_facts_kir) has them
    * written out then; any other printer sees the steps written out here,
    * as lowering each on its own writes them. */
-  if (!k->backend->prints_runs) kir_write_out_runs(a, kk);
+  if (kk->runs_made && !k->backend->prints_runs) kir_write_out_runs(a, kk);
   return kk;
 }
 
@@ -357,7 +357,7 @@ const KirKernel *kernel_facts_kir(const KernelFacts *facts) {
    * no step's meaning, only its form (unroll_step.c), so the kernel is
    * the one printed to every reader */
   KirKernel *k = (KirKernel *)facts->printed_kir;
-  if (k && !k->runs_out) kir_write_out_runs(k->runs_arena, k);
+  if (k && k->runs_made && !k->runs_out) kir_write_out_runs(k->runs_arena, k);
   return k;
 }
 
