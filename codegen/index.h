@@ -203,6 +203,15 @@ typedef struct IxFlatConstantKey {
   int64_t v[24];
 } IxFlatConstantKey;
 bool ix_flat_constant_key(const IxFlatSum *sum, int64_t k, IxFlatConstantKey *key);
+/* the key of k > 0 but for k's own digits (*kdigits): for two constants
+ * of one profile, ix_flat_sum_shortest's yes for the one of more digits is
+ * the other's too, and its no for the one of fewer digits (index_flat.c) */
+bool ix_flat_constant_profile(const IxFlatSum *sum, int64_t k, IxFlatConstantKey *profile, int *kdigits);
+/* does the answer for a constant of kdigits follow from answer, the one
+ * for a constant of the same profile and answer_digits digits? */
+static inline bool ix_flat_profile_tells(bool answer, int answer_digits, int kdigits) {
+  return answer ? answer_digits >= kdigits : answer_digits <= kdigits;
+}
 
 /* Bounds: true and *out if e is provably < bound / >= 0 etc. */
 bool ix_provably_less(IxCtx *x, const Ix *e, const Ix *bound);

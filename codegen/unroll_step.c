@@ -17,7 +17,9 @@
  * the way from each statement to its indices with $step (StepPath), each
  * index's other terms and their coefficients (StepIndex), and whether its
  * sum at a step is the shortest form, once for each key of the step's
- * constant (index_flat.c, ix_flat_constant_key).
+ * constant (index_flat.c, ix_flat_constant_key), or for each profile of
+ * it where the answer at a constant of more digits tells (the steps asked
+ * from the last: ix_flat_constant_profile).
  *
  * Only where that gives what lowering the step gives: every leaf of the
  * body an assignment, lowered to assignments and stores alone (no test, no
@@ -195,7 +197,9 @@ static bool copyable(const StepStmts *s, int leaves) {
  * at every step after.  The other terms' sum is made once for
  * all the steps, and whether the index at a step is the shortest form is
  * found once for each key of its constant (ix_flat_constant_key): the
- * same sum and a constant of the same key are the same search. */
+ * same sum and a constant of the same key are the same search; a yes at a
+ * constant of the same key but for more digits of its own is a yes too
+ * (ix_flat_constant_profile). */
 enum { STEP_INDEX_ANSWERS = 16, STEP_INDICES = 8 };
 
 typedef struct StepIndex {
@@ -205,7 +209,8 @@ typedef struct StepIndex {
   int64_t c, c0;
   IxFlatSum read;     /* others read once for every step's constant */
   int nanswers;
-  IxFlatConstantKey keys[STEP_INDEX_ANSWERS];
+  IxFlatConstantKey keys[STEP_INDEX_ANSWERS]; /* profiles (ix_flat_constant_profile) */
+  int kdigits[STEP_INDEX_ANSWERS];
   bool shortest[STEP_INDEX_ANSWERS];
 } StepIndex;
 
@@ -272,17 +277,24 @@ static const Ix *flat_at_step(IxCtx *x, const StepIndex *si, int64_t t) {
   return k ? ix_add(x, si->others, ix_const(x, k)) : si->others;
 }
 
-/* ix_is_flat_and_shortest(made), made = flat_at_step(si, t) */
+/* ix_is_flat_and_shortest(made), made = flat_at_step(si, t): by an
+ * answer kept for the constant's profile (ix_flat_constant_profile) where
+ * one tells it, a yes at as many digits of the constant or more, a no at
+ * as many or fewer (indices_of_steps asks the larger constants first) */
 static bool flat_at_step_shortest(StepIndex *si, const Ix *made, int64_t t) {
   int64_t k = si->c0 + si->c * t;
-  IxFlatConstantKey key;
+  IxFlatConstantKey profile;
+  int kdigits;
   if (si->read.n < 0) return ix_is_flat_and_shortest(made);
-  if (!ix_flat_constant_key(&si->read, k, &key)) return ix_flat_sum_shortest(&si->read, k);
-  for (int i = 0; i < si->nanswers; i++)
-    if (memcmp(&si->keys[i], &key, sizeof key) == 0) return si->shortest[i];
+  if (!ix_flat_constant_profile(&si->read, k, &profile, &kdigits)) return ix_flat_sum_shortest(&si->read, k);
+  for (int i = 0; i < si->nanswers; i++) {
+    if (memcmp(&si->keys[i], &profile, sizeof profile) != 0) continue;
+    if (ix_flat_profile_tells(si->shortest[i], si->kdigits[i], kdigits)) return si->shortest[i];
+  }
   bool shortest = ix_flat_sum_shortest(&si->read, k);
   if (si->nanswers < STEP_INDEX_ANSWERS) {
-    si->keys[si->nanswers] = key;
+    si->keys[si->nanswers] = profile;
+    si->kdigits[si->nanswers] = kdigits;
     si->shortest[si->nanswers++] = shortest;
   }
   return shortest;
@@ -584,7 +596,11 @@ static struct KirRunSteps *indices_of_steps(CG *cg, StepStmt *ways, int n, StepI
   int j = 0;
   for (int i = 0; i < n; i++)
     if (ways[i].x->kind != KS_BARRIER) rs->stmts[j++] = ways[i];
-  for (int64_t t = 1; t < trips; t++) {
+  /* step 1, checked against ix_simplify, then the others from the last:
+   * a constant's answer tells those of its profile with fewer digits
+   * where it is yes (flat_at_step_shortest), most of the steps' */
+  for (int64_t u = 1; u < trips; u++) {
+    int64_t t = u == 1 ? 1 : trips + 1 - u;
     AtStep at = {
         .cg = cg, .value = ix_const(&cg->ix, t), .indices = indices, .cheap = t > 1, .both = t == 1, .same = true};
     for (int s = 0; s < from.len; s++) rs->made[(t - 1) * from.len + s] = ix_index_at_step(&at, from.items[s]);
