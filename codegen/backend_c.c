@@ -326,7 +326,7 @@ void cprint_expr(const CExprHooks *h, Buf *out, const KirExpr *e) {
   h->print_own(h, out, e);
 }
 
-static void print_trailing_comment(Buf *out, const KirStmt *s) {
+static inline void print_trailing_comment(Buf *out, const KirStmt *s) {
   if (!s->comment) return;
   buf_puts(out, " /* ");
   buf_puts(out, s->comment);
@@ -360,27 +360,7 @@ void cprint_loop_head(const CStmtHooks *h, Buf *out, const KirStmt *s) {
   buf_puts(out, ") ");
 }
 
-/* an assignment or a store from the current column, without its end of
- * line; its expressions by eh where not NULL (h->exprs with holes) */
-static void print_leaf_stmt(const CStmtHooks *h, const CExprHooks *eh, Buf *out, const KirStmt *s) {
-  if (s->kind == KS_ASSIGN) {
-    if (eh)
-      cprint_expr(eh, out, s->assign.lhs);
-    else
-      h->print_expr(out, s->assign.lhs);
-    buf_puts(out, " = ");
-    if (eh)
-      cprint_expr(eh, out, s->assign.rhs);
-    else
-      h->print_whole(out, s->assign.rhs);
-  } else if (eh) {
-    h->print_vstore_by(eh, out, s);
-  } else {
-    h->print_vstore(out, s);
-  }
-  buf_putc(out, ';');
-  print_trailing_comment(out, s);
-}
+static void print_run(const CStmtHooks *h, Buf *out, const KirStmt *run, int indent, LineRec *rec);
 
 /* the statement s from the current column, through its end of line */
 static void print_stmt(const CStmtHooks *h, Buf *out, const KirStmt *s, int indent, LineRec *rec) {
@@ -406,7 +386,17 @@ static void print_stmt(const CStmtHooks *h, Buf *out, const KirStmt *s, int inde
     print_trailing_comment(out, s);
     break;
   case KS_ASSIGN:
-  case KS_VSTORE: print_leaf_stmt(h, NULL, out, s); break;
+    h->print_expr(out, s->assign.lhs);
+    buf_puts(out, " = ");
+    h->print_whole(out, s->assign.rhs);
+    buf_putc(out, ';');
+    print_trailing_comment(out, s);
+    break;
+  case KS_VSTORE:
+    h->print_vstore(out, s);
+    buf_putc(out, ';');
+    print_trailing_comment(out, s);
+    break;
   case KS_FOR:
     if (s->loop.unroll > 1) {
       emit(out, "%s %d\n", h->unroll_pragma, s->loop.unroll);
@@ -420,6 +410,7 @@ static void print_stmt(const CStmtHooks *h, Buf *out, const KirStmt *s, int inde
     h->print_expr(out, s->cond.cond);
     buf_puts(out, ") ");
     if (s->cond.one_line) { /* the one statement, on this line */
+      if (s->cond.body.first->kind == KS_RUN) INTERNAL("a run of steps as the one statement of a test");
       cprint_record_line(rec, out, s->cond.body.first);
       print_stmt(h, out, s->cond.body.first, indent, rec);
       return;
@@ -449,10 +440,25 @@ static void print_stmt(const CStmtHooks *h, Buf *out, const KirStmt *s, int inde
     buf_puts(out, s->text);
     buf_puts(out, " */");
     break;
-  case KS_RUN: INTERNAL("a run of steps as the one statement of a test"); /* cprint_stmt prints the others */
+  case KS_RUN: print_run(h, out, s, indent, rec); return; /* its lines end themselves */
   }
   DPIA_EXHAUSTIVE_END
   buf_putc(out, '\n');
+}
+
+/* An assignment or a store of a run's template, as print_stmt prints it
+ * without its end of line, its expressions by eh (h->exprs with holes:
+ * print_expr, print_whole and print_vstore print by h->exprs). */
+static void print_template_stmt(const CStmtHooks *h, const CExprHooks *eh, Buf *out, const KirStmt *s) {
+  if (s->kind == KS_ASSIGN) {
+    cprint_expr(eh, out, s->assign.lhs);
+    buf_puts(out, " = ");
+    cprint_expr(eh, out, s->assign.rhs);
+  } else {
+    h->print_vstore_by(eh, out, s);
+  }
+  buf_putc(out, ';');
+  print_trailing_comment(out, s);
 }
 
 /* A run's template statement j as text with holes (above); false where
@@ -476,7 +482,7 @@ static bool template_line(const CStmtHooks *h, const KirStmt *run, int j, const 
   eh.holes = t;
   if (!eh.prec) eh.prec = kir_prec; /* cprint_operand asks for holes only with one */
   buf_indent(&line->text, indent);
-  print_leaf_stmt(h, &eh, &line->text, x);
+  print_template_stmt(h, &eh, &line->text, x);
   buf_putc(&line->text, '\n');
   return !t->broken && t->n == t->nleaves; /* each leaf once, where expected */
 }
@@ -534,15 +540,24 @@ bool cprint_run_by_template(const CStmtHooks *h, Arena *a, const KirStmt *run) {
   return template_lines(h, a, run, 0, &n) != NULL;
 }
 
+/* run's steps, a line each statement, the first line's indentation
+ * written already (cprint_stmt's, print_stmt's case) */
 static void print_run(const CStmtHooks *h, Buf *out, const KirStmt *run, int indent, LineRec *rec) {
   Arena *a = out->arena;
-  int n;
+  size_t first = 2 * (size_t)indent; /* buf_indent's */
+  if (out->len < first) INTERNAL("a run of steps printed unindented");
+  int n = 0;
   /* statement_lines records each statement printed: the steps'
    * statements written out, as a reader of lines expects them */
   const RunLine *lines = rec ? NULL : template_lines(h, a, run, indent, &n);
-  if (!lines) {
+  if (!lines || n == 0) {
     KirBlock steps = kir_run_steps(a, run, false);
-    cprint_block(h, out, &steps, indent, rec);
+    for (const KirStmt *x = steps.first; x; x = x->next) {
+      if (x != steps.first) buf_indent(out, indent);
+      cprint_record_line(rec, out, x);
+      print_stmt(h, out, x, indent, rec);
+    }
+    if (!steps.first) out->data[out->len -= first] = 0; /* no line: none indented */
     return;
   }
   int nslots = kir_run_slots(run);
@@ -559,7 +574,7 @@ static void print_run(const CStmtHooks *h, Buf *out, const KirStmt *run, int ind
     const Ix *const *row = kir_run_row(run, t);
     for (int i = 0; i < n; i++) {
       const RunLine *line = &lines[i];
-      size_t from = 0;
+      size_t from = t == 0 && i == 0 ? first : 0; /* its indentation is out's already */
       for (int k = 0; k < line->holes.n; k++) {
         const CHole *hole = &line->holes.hole[k];
         buf_put(out, line->text.data + from, hole->at - from);
@@ -571,26 +586,14 @@ static void print_run(const CStmtHooks *h, Buf *out, const KirStmt *run, int ind
   }
 }
 
-static inline void print_one(const CStmtHooks *h, Buf *out, const KirStmt *s, int indent, LineRec *rec) {
+void cprint_stmt(const CStmtHooks *h, Buf *out, const KirStmt *s, int indent, LineRec *rec) {
   buf_indent(out, indent);
   cprint_record_line(rec, out, s);
   print_stmt(h, out, s, indent, rec);
 }
 
-void cprint_stmt(const CStmtHooks *h, Buf *out, const KirStmt *s, int indent, LineRec *rec) {
-  if (s->kind == KS_RUN)
-    print_run(h, out, s, indent, rec);
-  else
-    print_one(h, out, s, indent, rec);
-}
-
 void cprint_block(const CStmtHooks *h, Buf *out, const KirBlock *b, int indent, LineRec *rec) {
-  for (const KirStmt *s = b->first; s; s = s->next) {
-    if (s->kind == KS_RUN)
-      print_run(h, out, s, indent, rec);
-    else
-      print_one(h, out, s, indent, rec);
-  }
+  for (const KirStmt *s = b->first; s; s = s->next) cprint_stmt(h, out, s, indent, rec);
 }
 
 void cprint_struct(Buf *out, const KirStruct *s, void (*print_type)(Buf *out, const KirType *t)) {

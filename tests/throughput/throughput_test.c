@@ -271,7 +271,17 @@ static void unrolled_kernel(Front *f, const char *name, const DefInfo *d, ImpKer
     /* the runs the printer saw (Backend.prints_runs), and the same kernel
      * with them written out as its readers get it (kernel_facts_kir),
      * printed again: the text printed from each run's template */
-    if (k->backend->prints_runs && !kept->runs_out) u->templated += opencl_runs_by_template(&f->a, kept);
+    if (k->backend->prints_runs && !kept->runs_out) {
+      u->templated += opencl_runs_by_template(&f->a, kept);
+      /* a printer that records where each statement lands writes each
+       * run out instead (backend_c.c, print_run): the same text */
+      const KirStmt *const *stmts;
+      const int *lines;
+      const char *recorded;
+      k->backend->statement_lines(&f->a, kept, &stmts, &lines, &recorded);
+      CHECK(strcmp(recorded, text) == 0, "%s: %s: the runs written out by the printer differ:\n%s\n--- from:\n%s",
+            name, d->name, recorded, text);
+    }
     Buf again;
     buf_init(&again, &f->a);
     k->backend->print_kernel(kernel_facts_kir(&facts), NULL, &again);
