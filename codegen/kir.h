@@ -269,7 +269,7 @@ struct KirExpr {
                 foreign function whose binding nothing reads: kir_drop_dead) */         \
   X(COMMENT) /* text: a comment line of its own */                                  \
   X(RUN)     /* run: steps of a loop written out, each its template at its step       \
-                (below; unroll_step.c), written out before the printer */
+                (below; unroll_step.c), printed from it (Backend.prints_runs) */
 
 typedef enum KirStmtKind {
 #define X(id) KS_##id,
@@ -338,7 +338,10 @@ struct KirStmt {
      * then those statements.  The template is never changed: a pass that
      * would change a step's statements, or cannot show that it treats every
      * step as it treats the template, writes the run out first
-     * (kir_run_write_out); cg_lower writes every run out before printing. */
+     * (kir_run_write_out); the rest are printed from their template
+     * (backend_c.c, print_run) or written out by cg_lower for a printer
+     * that does not (Backend.prints_runs), and written out for whatever
+     * reads the kernel after printing (kernel_facts_kir). */
     struct {
       KirBlock body;
       int64_t first, count;

@@ -43,8 +43,11 @@
  * there.  The passes take the run once where they treat every step as its
  * template (the names it reads and assigns, the tests it holds, the
  * buffers its sites name: each pass says why at its KS_RUN case), and
- * write it out (kir_run_write_out) where they cannot; the rest are
- * written out before the printer.  A 16-step reduction was 16 statements
+ * write it out (kir_run_write_out) where they cannot; the rest the
+ * OpenCL printer prints from their template (backend_c.c, print_run, by
+ * kir_run_leaves and kir_run_row), and are written out for the other
+ * printers and for whatever reads the kernel IR after printing
+ * (kernel_facts_kir).  A 16-step reduction was 16 statements
  * that every pass walked, differing only in their constants (issue 35). */
 #include "cgen.h"
 #include "kir.h"
