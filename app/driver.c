@@ -640,7 +640,7 @@ static bool pass_semantic(Ctx *c) {
     }
     if (say)
       emit(&c->out, "kernel %s: semantic check %s: %s\n", def->name, st == SEM_OK ? "passed" : "not done", msg.data);
-    if (!c->facts[i].kir) continue;
+    if (!c->facts[i].printed_kir) continue;
     if (st != SEM_OK) {
       if (say) emit(&c->out, "kernel %s: race check not done: the semantic check was not done\n", def->name);
       continue;
@@ -648,7 +648,7 @@ static bool pass_semantic(Ctx *c) {
     RaceKernel rk = {.tc = &c->tc,
                      .k = c->natural[i],
                      .user = &user,
-                     .kir = c->facts[i].kir,
+                     .kir = kernel_facts_kir(&c->facts[i]),
                      .drop_barriers = c->opt->debug_drop_barriers != 0,
                      .def = def,
                      .body = c->normal[i],

@@ -583,7 +583,7 @@ static int run_race_check(Ctx *c, int index, const NatValues *nats, double **inp
   *rr = (RunRace){.nats = *nats};
   const char **said = &rr->said;
   /* another source runs than the one checked; --no-verify checks none */
-  if (!o->verify || o->skip_semantic_check || o->opencl_source || !c->facts[index].kir) return DPIA_OK;
+  if (!o->verify || o->skip_semantic_check || o->opencl_source || !c->facts[index].printed_kir) return DPIA_OK;
   DefInfo *def = c->checked->defs[index];
   if (!inputs) {
     Buf why;
@@ -609,7 +609,7 @@ static int run_race_check(Ctx *c, int index, const NatValues *nats, double **inp
   RaceKernel rk = {.tc = &c->tc,
                    .k = c->natural[index],
                    .user = &user,
-                   .kir = c->facts[index].kir,
+                   .kir = kernel_facts_kir(&c->facts[index]),
                    .drop_barriers = o->debug_drop_barriers != 0,
                    .def = def,
                    .body = c->normal[index],
@@ -719,7 +719,8 @@ int pass_run(Ctx *c) {
   /* what the kernel needs of the device, whatever the sizes: its local
    * memory (from the kernel IR, unless another source runs) and its
    * work-groups; the built kernel is checked again by rt_run */
-  st = run_check_kernel_fits(a, &rt, k, o->opencl_source ? NULL : c->facts[index].kir, &nats, &launch, &err);
+  st = run_check_kernel_fits(a, &rt, k, o->opencl_source ? NULL : kernel_facts_kir(&c->facts[index]), &nats, &launch,
+                             &err);
   if (st != RT_OK) {
     diag_error(&c->diag, ERR_DEVICE_LIMIT, def->decl->name_span, "%s device %s: %s", c->target->title,
                rt.info.device_name, err.data);

@@ -49,6 +49,10 @@ typedef struct Backend {
   /* the kernels do not run on PoCL 3.1: leave out the barriers only it
    * needs (barrier_pass.c; false: they are placed) */
   bool no_pocl_barriers;
+  /* print_kernel takes a run of steps (KS_RUN, kir.h) and prints its
+   * steps from its template (backend_c.c, print_run): cg_lower keeps
+   * the runs for it (false: it writes every run out before printing) */
+  bool prints_runs;
   /* one type, as a declaration of its type prints it */
   void (*print_type)(Buf *out, const KirType *t);
   /* one expression, as a kernel prints it */

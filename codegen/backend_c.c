@@ -143,8 +143,66 @@ bool cprint_defined_before(NameSet *defined, const char *name) {
   return false;
 }
 
+/* ---- a run's template (print_run) ----
+ *
+ * A run's steps print the same text but for their indices with $step
+ * (kir_run_leaves): each template statement is printed once with a hole
+ * where each such index goes, noting the precedence its place needs
+ * (cprint_operand's min; none where printed whole), and each step fills
+ * the holes with its own indices.  The text around a hole does not depend
+ * on the index in it: the printer decides a node's text from its own
+ * kind and fields and its operands' precedence, which the hole's min
+ * keeps, but for two readings of an operand's text or index (a unary
+ * minus's sign check, a local offset's subtraction), where the template
+ * is not used (CHoles.broken) and each step is written out. */
+enum { RUN_LEAVES = 16, RUN_HOLES = 16 };
+
+typedef struct CHole {
+  size_t at; /* in the statement's text */
+  int slot, min;
+  const KirExpr *leaf;
+} CHole;
+
+struct CHoles {
+  const Buf *into; /* the statement's text */
+  int nleaves;
+  const KirExpr *leaves[RUN_LEAVES];
+  int slots[RUN_LEAVES];
+  int n;
+  CHole hole[RUN_HOLES];
+  bool broken; /* a hole the text around it reads, or one not in into */
+};
+
+static int hole_slot(const CHoles *t, const KirExpr *e) {
+  for (int i = 0; i < t->nleaves; i++)
+    if (t->leaves[i] == e) return t->slots[i];
+  return -1;
+}
+
+/* e a leaf: its hole noted at the end of out (nothing written) */
+static bool print_hole(const CExprHooks *h, Buf *out, const KirExpr *e, int min) {
+  CHoles *t = h->holes;
+  int slot = hole_slot(t, e);
+  if (slot < 0) return false;
+  if (out != t->into || t->n == RUN_HOLES) {
+    t->broken = true;
+    return false;
+  }
+  t->hole[t->n++] = (CHole){out->len, slot, min, e};
+  return true;
+}
+
 void cprint_operand(const CExprHooks *h, Buf *out, const KirExpr *e, int min) {
-  bool paren = (h->prec ? h->prec(e) : kir_prec(e)) < min;
+  int prec;
+  if (h->prec) {
+    /* a run's template is printed with a prec hook (template_line), so
+     * that the other printing asks nothing more */
+    if (h->holes && e->kind == KE_IX && print_hole(h, out, e, min)) return;
+    prec = h->prec(e);
+  } else {
+    prec = kir_prec(e);
+  }
+  bool paren = prec < min;
   if (paren) buf_putc(out, '(');
   cprint_expr(h, out, e);
   if (paren) buf_putc(out, ')');
@@ -185,7 +243,10 @@ void cprint_expr(const CExprHooks *h, Buf *out, const KirExpr *e) {
   case KE_INT: buf_put_int(out, (long long)e->value); return;
   case KE_VAR: buf_puts(out, e->name); return;
   case KE_LIT: cprint_lit(out, e->lit); return;
-  case KE_IX: ix_print(out, e->ix, h->print_expr); return;
+  case KE_IX:
+    if (h->holes && print_hole(h, out, e, 0)) return;
+    ix_print(out, e->ix, h->print_expr);
+    return;
   case KE_UNARY: {
     /* - -x and - -1.0f would read as a decrement: (-x) */
     Buf operand;
@@ -214,6 +275,7 @@ void cprint_expr(const CExprHooks *h, Buf *out, const KirExpr *e) {
      * the loop (pointers.c): a stencil's xs + gid*64 + i - 1 passes
      * through the centre it reads, and a buffer's length is no object
      * size the compiler knows. */
+    if (h->holes && e->bin.op == KB_PTR_ADD && hole_slot(h->holes, e->bin.rhs) >= 0) h->holes->broken = true;
     if (e->bin.op == KB_PTR_ADD && e->bin.rhs->kind == KE_IX && ix_subtracts(e->bin.rhs->ix) &&
         e->bin.lhs->type->kind == KTY_POINTER &&
         (e->bin.lhs->type->space == KSP_LOCAL || e->bin.lhs->type->space == KSP_PRIVATE))
@@ -261,10 +323,10 @@ void cprint_expr(const CExprHooks *h, Buf *out, const KirExpr *e) {
   case KE_VECTOR: break;
   }
   DPIA_EXHAUSTIVE_END
-  h->print_own(out, e);
+  h->print_own(h, out, e);
 }
 
-static void print_trailing_comment(Buf *out, const KirStmt *s) {
+static inline void print_trailing_comment(Buf *out, const KirStmt *s) {
   if (!s->comment) return;
   buf_puts(out, " /* ");
   buf_puts(out, s->comment);
@@ -297,6 +359,8 @@ void cprint_loop_head(const CStmtHooks *h, Buf *out, const KirStmt *s) {
   h->print_whole(out, s->loop.step);
   buf_puts(out, ") ");
 }
+
+static void print_run(const CStmtHooks *h, Buf *out, const KirStmt *run, int indent, LineRec *rec);
 
 /* the statement s from the current column, through its end of line */
 static void print_stmt(const CStmtHooks *h, Buf *out, const KirStmt *s, int indent, LineRec *rec) {
@@ -346,6 +410,7 @@ static void print_stmt(const CStmtHooks *h, Buf *out, const KirStmt *s, int inde
     h->print_expr(out, s->cond.cond);
     buf_puts(out, ") ");
     if (s->cond.one_line) { /* the one statement, on this line */
+      if (s->cond.body.first->kind == KS_RUN) INTERNAL("a run of steps as the one statement of a test");
       cprint_record_line(rec, out, s->cond.body.first);
       print_stmt(h, out, s->cond.body.first, indent, rec);
       return;
@@ -375,10 +440,150 @@ static void print_stmt(const CStmtHooks *h, Buf *out, const KirStmt *s, int inde
     buf_puts(out, s->text);
     buf_puts(out, " */");
     break;
-  case KS_RUN: INTERNAL("a run of steps reaches the printer: cg_lower writes every run out (kir_write_out_runs)");
+  case KS_RUN: print_run(h, out, s, indent, rec); return; /* its lines end themselves */
   }
   DPIA_EXHAUSTIVE_END
   buf_putc(out, '\n');
+}
+
+/* An assignment or a store of a run's template, as print_stmt prints it
+ * without its end of line, its expressions by eh (h->exprs with holes:
+ * print_expr, print_whole and print_vstore print by h->exprs). */
+static void print_template_stmt(const CStmtHooks *h, const CExprHooks *eh, Buf *out, const KirStmt *s) {
+  if (s->kind == KS_ASSIGN) {
+    cprint_expr(eh, out, s->assign.lhs);
+    buf_puts(out, " = ");
+    cprint_expr(eh, out, s->assign.rhs);
+  } else {
+    h->print_vstore_by(eh, out, s);
+  }
+  buf_putc(out, ';');
+  print_trailing_comment(out, s);
+}
+
+/* A run's template statement j as text with holes (above); false where
+ * it cannot be (then the run is printed written out). */
+typedef struct RunLine {
+  Buf text;
+  CHoles holes;
+} RunLine;
+
+static bool template_line(const CStmtHooks *h, const KirStmt *run, int j, const KirStmt *x, int indent,
+                          RunLine *line) {
+  /* a step leaves out an assignment of a value to itself (unroll_step.c,
+   * append_step), and a run holds none: its two sides are never of one
+   * kind (may_assign_itself) */
+  if (x->kind == KS_ASSIGN && x->assign.lhs->kind == x->assign.rhs->kind) return false;
+  CHoles *t = &line->holes;
+  t->into = &line->text;
+  t->nleaves = kir_run_leaves(run, j, t->leaves, t->slots, RUN_LEAVES);
+  if (t->nleaves < 0) return false;
+  CExprHooks eh = *h->exprs;
+  eh.holes = t;
+  if (!eh.prec) eh.prec = kir_prec; /* cprint_operand asks for holes only with one */
+  buf_indent(&line->text, indent);
+  print_template_stmt(h, &eh, &line->text, x);
+  buf_putc(&line->text, '\n');
+  return !t->broken && t->n == t->nleaves; /* each leaf once, where expected */
+}
+
+/* The text of each step's index in a hole: its precedence as the leaf's
+ * is measured (the leaf's node, its index the step's), and where the
+ * index is one sum s + k of the step before's s (a run's flat indices:
+ * unroll_step.c, flat_at_step), s's text is kept from that step. */
+typedef struct SlotText {
+  const Ix *of;
+  size_t at, len; /* in RunText.kept */
+} SlotText;
+
+static void print_step_index(const CExprHooks *eh, Buf *out, const CHole *hole, const Ix *made, SlotText *kept,
+                             Buf *kept_text) {
+  bool paren = false; /* none where printed whole (min 0) */
+  if (hole->min > 0) {
+    KirExpr as = *hole->leaf;
+    as.ix = made;
+    paren = (eh->prec ? eh->prec(&as) : kir_prec(&as)) < hole->min;
+  }
+  if (paren) buf_putc(out, '(');
+  SlotText *k = &kept[hole->slot];
+  if (made->kind == IX_ADD && k->of != made->a) {
+    k->of = made->a;
+    k->at = kept_text->len;
+    ix_print(kept_text, made->a, eh->print_expr);
+    k->len = kept_text->len - k->at;
+  }
+  if (!(made->kind == IX_ADD && ix_print_plus_constant(out, made, k->of, kept_text->data + k->at, k->len)))
+    ix_print(out, made, eh->print_expr);
+  if (paren) buf_putc(out, ')');
+}
+
+/* the run's template statements as lines with holes (*n of them), each
+ * indented and ended, or NULL where the run is printed written out */
+static RunLine *template_lines(const CStmtHooks *h, Arena *a, const KirStmt *run, int indent, int *n) {
+  if (!h->exprs) return NULL;
+  *n = 0;
+  for (const KirStmt *x = run->run.body.first; x; x = x->next) *n += kir_run_template_stmt(x);
+  RunLine *lines = NEWARRAY(a, RunLine, *n > 0 ? *n : 1);
+  int j = 0;
+  for (const KirStmt *x = run->run.body.first; x; x = x->next) {
+    if (!kir_run_template_stmt(x)) continue;
+    memset(&lines[j], 0, sizeof lines[j]);
+    buf_init(&lines[j].text, a);
+    if (!template_line(h, run, j, x, indent, &lines[j])) return NULL;
+    j++;
+  }
+  return lines;
+}
+
+bool cprint_run_by_template(const CStmtHooks *h, Arena *a, const KirStmt *run) {
+  int n;
+  return template_lines(h, a, run, 0, &n) != NULL;
+}
+
+/* run's steps, a line each statement, the first line's indentation
+ * written already (cprint_stmt's, print_stmt's case) */
+static void print_run(const CStmtHooks *h, Buf *out, const KirStmt *run, int indent, LineRec *rec) {
+  Arena *a = out->arena;
+  size_t first = 2 * (size_t)indent; /* buf_indent's */
+  if (out->len < first) INTERNAL("a run of steps printed unindented");
+  int n = 0;
+  /* statement_lines records each statement printed: the steps'
+   * statements written out, as a reader of lines expects them */
+  const RunLine *lines = rec ? NULL : template_lines(h, a, run, indent, &n);
+  if (!lines || n == 0) {
+    KirBlock steps = kir_run_steps(a, run, false);
+    for (const KirStmt *x = steps.first; x; x = x->next) {
+      if (x != steps.first) buf_indent(out, indent);
+      cprint_record_line(rec, out, x);
+      print_stmt(h, out, x, indent, rec);
+    }
+    if (!steps.first) out->data[out->len -= first] = 0; /* no line: none indented */
+    return;
+  }
+  int nslots = kir_run_slots(run);
+  SlotText *kept = NEWARRAY(a, SlotText, nslots > 0 ? nslots : 1);
+  memset(kept, 0, sizeof(SlotText) * (size_t)(nslots > 0 ? nslots : 1));
+  Buf kept_text;
+  buf_init(&kept_text, a);
+  /* room for the steps' lines at once (an index's text is at most about
+   * as long as a hole's allowance), not the text doubled step by step */
+  size_t step_text = 0;
+  for (int i = 0; i < n; i++) step_text += lines[i].text.len + (size_t)lines[i].holes.n * 32;
+  buf_reserve(out, step_text * (size_t)run->run.count);
+  for (int64_t t = 0; t < run->run.count; t++) {
+    const Ix *const *row = kir_run_row(run, t);
+    for (int i = 0; i < n; i++) {
+      const RunLine *line = &lines[i];
+      size_t from = t == 0 && i == 0 ? first : 0; /* its indentation is out's already */
+      for (int k = 0; k < line->holes.n; k++) {
+        const CHole *hole = &line->holes.hole[k];
+        buf_put(out, line->text.data + from, hole->at - from);
+        print_step_index(h->exprs, out, hole, row[hole->slot], kept, &kept_text);
+        from = hole->at;
+      }
+      buf_put(out, line->text.data + from, line->text.len - from);
+    }
+  }
 }
 
 void cprint_stmt(const CStmtHooks *h, Buf *out, const KirStmt *s, int indent, LineRec *rec) {

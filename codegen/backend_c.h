@@ -44,6 +44,7 @@ void cprint_table(Buf *out, const char *head, const char *name, const KirTable *
  * of the expression printer (numbers, variables, literals, index
  * polynomials, operators with no redundant parentheses, ?:, elements,
  * fields, calls of foreign functions, scalar casts) is shared. */
+typedef struct CHoles CHoles;
 typedef struct CExprHooks {
   /* the backend's own print_expr (index polynomials print their atoms
    * through it) and print_type */
@@ -52,8 +53,13 @@ typedef struct CExprHooks {
   /* e's precedence as the language prints it (NULL: kir_prec) */
   int (*prec)(const KirExpr *e);
   /* a work-item query, a lane, a vload, a built-in, a cast to a vector
-   * type and a vector construction */
-  void (*print_own)(Buf *out, const KirExpr *e);
+   * type and a vector construction; its operands printed through h, the
+   * hooks it was reached by (a backend that prints runs of steps:
+   * CStmtHooks.exprs) */
+  void (*print_own)(const struct CExprHooks *h, Buf *out, const KirExpr *e);
+  /* NULL but while a run's template statement is printed (print_run):
+   * the index nodes that differ from step to step, each left as a hole */
+  CHoles *holes;
 } CExprHooks;
 
 /* e, and e as an operand that needs a precedence of at least min */
@@ -86,6 +92,12 @@ typedef struct CStmtHooks {
   /* the pragma a loop of kir_unroll_tiles is unrolled by ("#pragma
    * unroll"), followed by its number of steps */
   const char *unroll_pragma;
+  /* A backend that prints runs of steps (Backend.prints_runs): the
+   * expression hooks print_expr, print_operand and print_whole print by
+   * (print_whole printing as print_expr does), and a KS_VSTORE by given
+   * hooks (print_vstore's).  NULL: the backend prints no run. */
+  const CExprHooks *exprs;
+  void (*print_vstore_by)(const CExprHooks *h, Buf *out, const KirStmt *s);
 } CStmtHooks;
 
 /* the statements of b, a line each at indent (and the lines of their
@@ -93,8 +105,13 @@ typedef struct CStmtHooks {
 void cprint_block(const CStmtHooks *h, Buf *out, const KirBlock *b, int indent, LineRec *rec);
 
 /* one statement of a block at indent (the lines of its body one level
- * deeper), recorded in rec (NULL: not) */
+ * deeper), recorded in rec (NULL: not); a run of steps (KS_RUN) its
+ * steps, a line each statement */
 void cprint_stmt(const CStmtHooks *h, Buf *out, const KirStmt *s, int indent, LineRec *rec);
+/* does cprint_stmt print run (KS_RUN) from its template, each step's
+ * indices filled into the text of its statements printed once (rather
+ * than each step written out and printed)?  For the tests. */
+bool cprint_run_by_template(const CStmtHooks *h, Arena *a, const KirStmt *run);
 /* a KS_FOR's head through its opening parenthesis's close and a space:
  * `for (int i = 0; i < n; i += 1) ` */
 void cprint_loop_head(const CStmtHooks *h, Buf *out, const KirStmt *s);

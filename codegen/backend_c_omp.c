@@ -103,7 +103,8 @@ static ScalarKind pointee_scalar(const KirExpr *ptr) {
 }
 
 /* what C spells its own way (CExprHooks.print_own) */
-static void print_own(Buf *out, const KirExpr *e) {
+static void print_own(const CExprHooks *h, Buf *out, const KirExpr *e) {
+  (void)h; /* the backend prints no run of steps (Backend.prints_runs): h is expr_hooks */
   switch (e->kind) {
   case KE_QUERY:
     if (query_compound(e)) buf_putc(out, '(');

@@ -128,7 +128,8 @@ static void print_vector_memory(Buf *out, const char *fn, int width, const KirEx
 }
 
 /* what CUDA C++ spells its own way (CExprHooks.print_own) */
-static void print_own(Buf *out, const KirExpr *e) {
+static void print_own(const CExprHooks *h, Buf *out, const KirExpr *e) {
+  (void)h; /* the backend prints no run of steps (Backend.prints_runs): h is expr_hooks */
   switch (e->kind) {
   case KE_QUERY:
     /* an operand of an index polynomial (ix_print) is printed whole:

@@ -58,27 +58,25 @@ static void print_type(Buf *out, const KirType *t) {
 
 static const CExprHooks expr_hooks;
 
-/* e as an operand that needs a precedence of at least min */
-static void print_operand(Buf *out, const KirExpr *e, int min) { cprint_operand(&expr_hooks, out, e, min); }
-
-/* vloadn(offset, ptr), vstoren(value, offset, ptr) (OpenCL C 6.15.7) */
-static void print_vector_memory(Buf *out, const char *fn, int width, const KirExpr *value, const KirExpr *offset,
-                                const KirExpr *ptr) {
+/* vloadn(offset, ptr), vstoren(value, offset, ptr) (OpenCL C 6.15.7), the
+ * operands through h */
+static void print_vector_memory(const CExprHooks *h, Buf *out, const char *fn, int width, const KirExpr *value,
+                                const KirExpr *offset, const KirExpr *ptr) {
   buf_puts(out, fn);
   buf_put_int(out, width);
   buf_putc(out, '(');
   if (value) {
-    print_expr(out, value);
+    cprint_expr(h, out, value);
     buf_puts(out, ", ");
   }
-  print_expr(out, offset);
+  cprint_expr(h, out, offset);
   buf_puts(out, ", ");
-  print_expr(out, ptr);
+  cprint_expr(h, out, ptr);
   buf_putc(out, ')');
 }
 
 /* what OpenCL C spells its own way (CExprHooks.print_own) */
-static void print_own(Buf *out, const KirExpr *e) {
+static void print_own(const CExprHooks *h, Buf *out, const KirExpr *e) {
   switch (e->kind) {
   case KE_QUERY:
     buf_puts(out, query_name[e->query.query]);
@@ -87,10 +85,10 @@ static void print_own(Buf *out, const KirExpr *e) {
     buf_putc(out, ')');
     return;
   case KE_LANE:
-    print_operand(out, e->lane.base, PREC_POSTFIX);
+    cprint_operand(h, out, e->lane.base, PREC_POSTFIX);
     buf_puts(out, e->lane.width <= 4 ? xyzw_lane[e->lane.lane & 3] : numbered_lane[e->lane.lane & 15]);
     return;
-  case KE_VLOAD: print_vector_memory(out, "vload", e->vload.width, NULL, e->vload.offset, e->vload.ptr); return;
+  case KE_VLOAD: print_vector_memory(h, out, "vload", e->vload.width, NULL, e->vload.offset, e->vload.ptr); return;
   case KE_BUILTIN:
     if (e->call.builtin == KBI_SELECT) {
       /* mask ? a : b, lane by lane by the sign bit of the mask's lane,
@@ -98,30 +96,30 @@ static void print_own(Buf *out, const KirExpr *e) {
       const KirType *t = e->call.type;
       if (t->kind == KTY_SCALAR && t->scalar == SC_DOUBLE) {
         emit(out, "convert_long%d(", t->width);
-        print_operand(out, e->call.args[0], PREC_ASSIGN);
+        cprint_operand(h, out, e->call.args[0], PREC_ASSIGN);
         buf_putc(out, ')');
       } else {
-        print_operand(out, e->call.args[0], PREC_COND + 1);
+        cprint_operand(h, out, e->call.args[0], PREC_COND + 1);
       }
       buf_puts(out, " ? ");
-      print_operand(out, e->call.args[1], PREC_COND + 1);
+      cprint_operand(h, out, e->call.args[1], PREC_COND + 1);
       buf_puts(out, " : ");
-      print_operand(out, e->call.args[2], PREC_COND);
+      cprint_operand(h, out, e->call.args[2], PREC_COND);
       return;
     }
     buf_puts(out, builtin_name[e->call.builtin]);
-    cprint_args(&expr_hooks, out, e);
+    cprint_args(h, out, e);
     return;
   case KE_CAST: /* to a vector type (OpenCL C 6.2.3) */
     buf_puts(out, "convert_");
     print_type(out, e->call.type);
-    cprint_args(&expr_hooks, out, e);
+    cprint_args(h, out, e);
     return;
   case KE_VECTOR:
     buf_putc(out, '(');
     print_type(out, e->call.type);
     buf_putc(out, ')');
-    cprint_args(&expr_hooks, out, e);
+    cprint_args(h, out, e);
     return;
   default: INTERNAL("expression kind %d is shared", (int)e->kind);
   }
@@ -132,10 +130,15 @@ static const CExprHooks expr_hooks = {
 
 static void print_expr(Buf *out, const KirExpr *e) { cprint_expr(&expr_hooks, out, e); }
 
-/* KS_VSTORE: vstoren(value, offset, ptr) */
-static void print_vstore(Buf *out, const KirStmt *s) {
-  print_vector_memory(out, "vstore", s->vstore.width, s->vstore.value, s->vstore.offset, s->vstore.ptr);
+/* e as an operand that needs a precedence of at least min */
+static void print_operand(Buf *out, const KirExpr *e, int min) { cprint_operand(&expr_hooks, out, e, min); }
+
+/* KS_VSTORE: vstoren(value, offset, ptr), through h */
+static void print_vstore_by(const CExprHooks *h, Buf *out, const KirStmt *s) {
+  print_vector_memory(h, out, "vstore", s->vstore.width, s->vstore.value, s->vstore.offset, s->vstore.ptr);
 }
+
+static void print_vstore(Buf *out, const KirStmt *s) { print_vstore_by(&expr_hooks, out, s); }
 
 /* KS_BARRIER: barrier(fences) (OpenCL C 6.15.8) */
 static void print_barrier(Buf *out, const KirStmt *s) {
@@ -155,6 +158,8 @@ static const CStmtHooks stmt_hooks = {
     .print_vstore = print_vstore,
     .print_barrier = print_barrier,
     .unroll_pragma = "#pragma unroll",
+    .exprs = &expr_hooks,
+    .print_vstore_by = print_vstore_by,
 };
 
 /* a buffer as a pointer into its memory space, a value by itself */
@@ -259,6 +264,18 @@ static void print_kernel_lines(const KirKernel *k, NameSet *defined, Buf *out, L
 
 static void print_kernel(const KirKernel *k, NameSet *defined, Buf *out) { print_kernel_lines(k, defined, out, NULL); }
 
+static int runs_by_template_in(Arena *a, const KirBlock *b) {
+  int n = 0;
+  for (KirStmt *s = b->first; s; s = s->next) {
+    if (s->kind == KS_RUN) n += cprint_run_by_template(&stmt_hooks, a, s);
+    const KirBlock *inner = kir_body(s);
+    if (inner) n += runs_by_template_in(a, inner);
+  }
+  return n;
+}
+
+int opencl_runs_by_template(Arena *a, const KirKernel *k) { return runs_by_template_in(a, &k->body); }
+
 static int statement_lines(Arena *a, const KirKernel *k, const KirStmt *const **stmts, const int **lines,
                            const char **text) {
   return cprint_statement_lines(a, k, print_kernel_lines, stmts, lines, text);
@@ -268,6 +285,7 @@ const Backend backend_opencl = {
     .id = TARGET_OPENCL,
     .name = "opencl",
     .names = {.language = "OpenCL C", .use = opencl_name_use, .kernel_use = opencl_kernel_name_use},
+    .prints_runs = true,
     .print_type = print_type,
     .print_expr = print_expr,
     .print_kernel = print_kernel,

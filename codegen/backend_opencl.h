@@ -1,6 +1,7 @@
 /* backend_opencl.h: what the files of the OpenCL backend share
  * (backend_opencl.c, backend_opencl_names.c, and header.c, its host
- * header).  Nothing else includes it but a unit test (test_names.c): the
+ * header).  Nothing else includes it but unit tests (test_names.c, and
+ * tests/throughput's for opencl_runs_by_template): the
  * rest of dpia reaches the backend through its Backend (backend.h). */
 #ifndef DPIA_BACKEND_OPENCL_H
 #define DPIA_BACKEND_OPENCL_H
@@ -24,6 +25,11 @@ const char *opencl_kernel_name_use(const char *name);
  * INT_MAX, FLT_MAX, M_PI, NULL, ...), many of which C's headers define too
  * (the C header's launchers avoid them, header.c). */
 bool opencl_name_macro(const char *name);
+
+/* backend_opencl.c: how many of the runs of steps (KS_RUN) of k its
+ * printer prints from their template (backend_c.c, cprint_run_by_template),
+ * for the tests (tests/throughput, unroll) */
+int opencl_runs_by_template(Arena *a, const KirKernel *k);
 
 /* header.c: the OpenCL backend's print_header, a C header for the OpenCL
  * host API */

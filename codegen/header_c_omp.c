@@ -228,8 +228,10 @@ static void emit_kernels(H *h, int nkernels, const ImpKernel *const *kernels, co
                    "choose one kernel (-k) to give launch sizes\"\n\n");
       continue;
     }
-    if (given || !k->natural_facts || !k->natural_facts->kir) buf_puts(h->out, sources[i]);
-    else c_omp_print_header_kernel(k->natural_facts->kir, &defined, h->out);
+    if (given || !k->natural_facts || !k->natural_facts->printed_kir)
+      buf_puts(h->out, sources[i]);
+    else
+      c_omp_print_header_kernel(kernel_facts_kir(k->natural_facts), &defined, h->out);
     buf_putc(h->out, '\n');
     emit_launcher(h, k);
   }

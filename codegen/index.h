@@ -203,6 +203,15 @@ typedef struct IxFlatConstantKey {
   int64_t v[24];
 } IxFlatConstantKey;
 bool ix_flat_constant_key(const IxFlatSum *sum, int64_t k, IxFlatConstantKey *key);
+/* the key of k > 0 but for k's own digits (*kdigits): for two constants
+ * of one profile, ix_flat_sum_shortest's yes for the one of more digits is
+ * the other's too, and its no for the one of fewer digits (index_flat.c) */
+bool ix_flat_constant_profile(const IxFlatSum *sum, int64_t k, IxFlatConstantKey *profile, int *kdigits);
+/* does the answer for a constant of kdigits follow from answer, the one
+ * for a constant of the same profile and answer_digits digits? */
+static inline bool ix_flat_profile_tells(bool answer, int answer_digits, int kdigits) {
+  return answer ? answer_digits >= kdigits : answer_digits <= kdigits;
+}
 
 /* Bounds: true and *out if e is provably < bound / >= 0 etc. */
 bool ix_provably_less(IxCtx *x, const Ix *e, const Ix *bound);
@@ -221,5 +230,10 @@ bool ix_const_value(const Ix *e, int64_t *v);
  * IX_EXPR atoms through print_expr, in parentheses unless postfix
  * expressions (kir_prec). */
 void ix_print(Buf *out, const Ix *e, IxExprPrinter print_expr);
+/* ix_print(e) where e is a + k, k >= 0 a constant, and a_text (a_len
+ * characters) is ix_print(a): a's text, " + " and k's digits, written
+ * without walking a (the steps of a run print s + k for one s: backend_c.c,
+ * print_run).  false, nothing written, where e is not such a sum of a. */
+bool ix_print_plus_constant(Buf *out, const Ix *e, const Ix *a, const char *a_text, size_t a_len);
 
 #endif

@@ -343,6 +343,41 @@ bool ix_flat_constant_key(const IxFlatSum *sum, int64_t k, IxFlatConstantKey *ke
   return true;
 }
 
+/* The key without k's own digits, and those digits (*kdigits): where two
+ * constants have one profile, ix_flat_sum_shortest answers for the one
+ * with fewer digits what it answers for the other if that is yes, and for
+ * the one with more digits what it answers for the other if that is no.
+ * The search weighs k's own digits only where k is a term of the top
+ * level sum, undivided (a group divides each of its terms, k among them,
+ * by its divisor, whose digits of k the profile holds): in the flat sum
+ * itself, s + k, and in the forms (a form of s's terms) + k, whose
+ * lengths both grow with k's digits alike, so that whether such a form is
+ * shorter does not depend on them; any other form has k in a group, and
+ * its length is fixed by the profile.  So more digits of k only lengthen
+ * the flat sum against the forms with k in a group: the answer (no form
+ * strictly shorter) can only turn from yes to no as they grow.  The
+ * fields of the key that are digits of k over 1 (a coefficient or a pair
+ * with no common factor with k) are k's own digits: the profile marks
+ * them, -2. */
+bool ix_flat_constant_profile(const IxFlatSum *sum, int64_t k, IxFlatConstantKey *profile, int *kdigits) {
+  if (k <= 0 || !ix_flat_constant_key(sum, k, profile)) return false;
+  if (profile->v[1] == -1) { /* apart: one answer, s's, whatever k's digits */
+    *kdigits = 0;
+    return true;
+  }
+  *kdigits = (int)profile->v[1];
+  profile->v[1] = -2;
+  int n = sum->n, v = 2;
+  for (int i = 0; i < n; i++) {
+    int64_t g = profile->v[v++];
+    if (g == 1) profile->v[v] = -2;
+    v++;
+    for (int j = i + 1; j < n; j++, v++)
+      if (poly_gcd(sum->c[i], sum->c[j]) == 1) profile->v[v] = -2;
+  }
+  return true;
+}
+
 /* ---- the search replayed on integers (build's grouped offsets) ----
  *
  * Where ix_flat_is_shortest says no, build searches (index.c,

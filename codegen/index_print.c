@@ -178,6 +178,21 @@ void ix_print(Buf *out, const Ix *e, IxExprPrinter print_expr) {
   print_node(&p, e);
 }
 
+/* print_node(a + k), k >= 0: a flat sum (print_flat_sum) writes a's terms
+ * as print_node writes a (a's own flat sum, or its one flat term, which
+ * needs no parentheses), then " + " and k; any other sum writes a left of
+ * " + " with no parentheses (left_needs_parens: only a negative constant
+ * binds less tightly than " + ", and it needs none there) and k right of
+ * it with none (right_needs_parens: a constant >= 0 is an atom).  The flat
+ * sum's limit of terms does not matter: both ways write the same text. */
+bool ix_print_plus_constant(Buf *out, const Ix *e, const Ix *a, const char *a_text, size_t a_len) {
+  if (e->kind != IX_ADD || e->a != a || e->b->kind != IX_CONST || e->b->value < 0) return false;
+  buf_put(out, a_text, a_len);
+  buf_put(out, " + ", 3);
+  buf_put_int(out, e->b->value);
+  return true;
+}
+
 /* ---- what a constructor records: length and hash ----
  *
  * The simplifier weighs every candidate form by its printed length, and

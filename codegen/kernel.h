@@ -145,8 +145,16 @@ typedef struct KernelFacts {
   unsigned global_steps, local_steps;
   int nforeigns;
   const DefInfo *const *foreigns;
-  const struct KirKernel *kir; /* the kernel IR the text was printed from */
+  /* the kernel IR the text was printed from, its runs of steps (KS_RUN)
+   * perhaps kept (Backend.prints_runs): read it by kernel_facts_kir */
+  const struct KirKernel *printed_kir;
 } KernelFacts;
+
+/* codegen/lower.c: the kernel IR the text of facts was printed from (NULL:
+ * none), every run of steps written out (once, in place: the facts'
+ * copies share it), as the interpreters, the race check and the other
+ * printers read it */
+const struct KirKernel *kernel_facts_kir(const KernelFacts *facts);
 
 /* codegen/kernel.c: the kernel interface and launch sizes of an imperative
  * def, for the target of backend (the kernel keeps it: ImpKernel.backend).

@@ -269,7 +269,7 @@ struct KirExpr {
                 foreign function whose binding nothing reads: kir_drop_dead) */         \
   X(COMMENT) /* text: a comment line of its own */                                  \
   X(RUN)     /* run: steps of a loop written out, each its template at its step       \
-                (below; unroll_step.c), written out before the printer */
+                (below; unroll_step.c), printed from it (Backend.prints_runs) */
 
 typedef enum KirStmtKind {
 #define X(id) KS_##id,
@@ -338,7 +338,10 @@ struct KirStmt {
      * then those statements.  The template is never changed: a pass that
      * would change a step's statements, or cannot show that it treats every
      * step as it treats the template, writes the run out first
-     * (kir_run_write_out); cg_lower writes every run out before printing. */
+     * (kir_run_write_out); the rest are printed from their template
+     * (backend_c.c, print_run) or written out by cg_lower for a printer
+     * that does not (Backend.prints_runs), and written out for whatever
+     * reads the kernel after printing (kernel_facts_kir). */
     struct {
       KirBlock body;
       int64_t first, count;
@@ -614,6 +617,13 @@ typedef struct KirKernel {
   /* the halves of pairs read from the zip element the other half's walk
    * found (codegen/access.c, gen_pair_half), for the tests */
   int halves_shared;
+
+  /* every run written out (kir_write_out_runs): none left to look for.
+   * A backend that prints runs (Backend.prints_runs) gets them kept, and
+   * whatever reads the kernel after printing writes them out first, into
+   * runs_arena (the kernel's own: kernel_facts_kir, codegen/kernel.h) */
+  bool runs_out;
+  Arena *runs_arena;
 } KirKernel;
 
 /* The shortcuts of KirKernel.shortcuts. */
@@ -644,6 +654,17 @@ void kir_write_out_runs(Arena *a, KirKernel *k);
 void kir_write_out_runs_in(Arena *a, KirBlock *b);
 /* the template statements of a run that are its steps' own (not sites) */
 static inline bool kir_run_template_stmt(const KirStmt *t) { return t->kind != KS_BARRIER; }
+/* What a run's printer reads (backend_c.c, print_run): a step's
+ * statements are its template's (kir_run_template_stmt), each with the
+ * index nodes that hold $step (KE_IX, the leaves) replaced by the step's
+ * index of their slot.  kir_run_leaves: the leaves of the template's
+ * statement j (j-th of those kir_run_template_stmt takes, in order) and
+ * their slots, at most `most` (-1 where more); kir_run_row: the index of
+ * each slot at the run's step t (0 its first), by slot */
+int kir_run_leaves(const KirStmt *run, int j, const KirExpr **leaves, int *slots, int most);
+const Ix *const *kir_run_row(const KirStmt *run, int64_t t);
+/* the number of the run's slots (its distinct indices with $step) */
+int kir_run_slots(const KirStmt *run);
 
 /* The first invariant of the IR that k breaks, or NULL: no name declared
  * where the same name is visible (spec section 8: no shadowing), no

@@ -192,7 +192,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   BinderSet read_back = {0};
   scan_reads(cg, k->def->body, &read_back);
   KirKernel *kk = NEW(a, KirKernel);
-  *kk = (KirKernel){.name = k->name};
+  *kk = (KirKernel){.name = k->name, .runs_arena = a};
   kk->nparams = k->nparams;
   kk->params = NEWARRAY(a, KirParam, k->nparams > 0 ? k->nparams : 1);
   for (int i = 0; i < k->nparams; i++)
@@ -349,11 +349,23 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
     if (why) INTERNAL("code generation broke an invariant of kernel '%s': %s", k->name, why);
   }
   /* The runs of steps (KS_RUN) end here: the passes above took each run
-   * as its template once (or wrote it out where they could not); the
-   * printer, and whatever reads KernelFacts.kir, sees the steps as
-   * lowering each on its own writes them. */
-  kir_write_out_runs(a, kk);
+   * as its template once (or wrote it out where they could not).  A
+   * backend that prints a run from its template (Backend.prints_runs:
+   * the steps' text differs only in their indices) gets them kept, and
+   * whatever reads the kernel after printing (kernel_facts_kir) has them
+   * written out then; any other printer sees the steps written out here,
+   * as lowering each on its own writes them. */
+  if (kk->runs_made && !k->backend->prints_runs) kir_write_out_runs(a, kk);
   return kk;
+}
+
+const KirKernel *kernel_facts_kir(const KernelFacts *facts) {
+  /* the text was printed from this kernel: writing its runs out changes
+   * no step's meaning, only its form (unroll_step.c), so the kernel is
+   * the one printed to every reader */
+  KirKernel *k = (KirKernel *)facts->printed_kir;
+  if (k && k->runs_made && !k->runs_out) kir_write_out_runs(k->runs_arena, k);
+  return k;
 }
 
 bool cg_generate(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions *opt, Buf *out, KernelFacts *facts) {
@@ -364,7 +376,7 @@ bool cg_generate(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOptions
     kir_stepping_loops(kk, &facts->global_steps, &facts->local_steps);
     facts->nforeigns = kk->nforeigns;
     facts->foreigns = kk->foreigns;
-    facts->kir = kk;
+    facts->printed_kir = kk;
   }
   return true;
 }

@@ -161,5 +161,7 @@ PipeDesc *pipeline_describe(Arena *a, TypeCtx *tc, Diag *diag, const Pipeline *p
 
 void codegen_program_add(const Backend *backend, Buf *program, NameSet *defined, const KernelFacts *kernel) {
   if (program->len) buf_putc(program, '\n');
-  backend->print_kernel(kernel->kir, defined, program);
+  /* printed as its kernel's own text was: by the backend that lowered it
+   * (its runs of steps kept where it prints them) */
+  backend->print_kernel(kernel->printed_kir, defined, program);
 }

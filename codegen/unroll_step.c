@@ -17,7 +17,9 @@
  * the way from each statement to its indices with $step (StepPath), each
  * index's other terms and their coefficients (StepIndex), and whether its
  * sum at a step is the shortest form, once for each key of the step's
- * constant (index_flat.c, ix_flat_constant_key).
+ * constant (index_flat.c, ix_flat_constant_key), or for each profile of
+ * it where the answer at a constant of more digits tells (the steps asked
+ * from the last: ix_flat_constant_profile).
  *
  * Only where that gives what lowering the step gives: every leaf of the
  * body an assignment, lowered to assignments and stores alone (no test, no
@@ -41,8 +43,11 @@
  * there.  The passes take the run once where they treat every step as its
  * template (the names it reads and assigns, the tests it holds, the
  * buffers its sites name: each pass says why at its KS_RUN case), and
- * write it out (kir_run_write_out) where they cannot; the rest are
- * written out before the printer.  A 16-step reduction was 16 statements
+ * write it out (kir_run_write_out) where they cannot; the rest the
+ * OpenCL printer prints from their template (backend_c.c, print_run, by
+ * kir_run_leaves and kir_run_row), and are written out for the other
+ * printers and for whatever reads the kernel IR after printing
+ * (kernel_facts_kir).  A 16-step reduction was 16 statements
  * that every pass walked, differing only in their constants (issue 35). */
 #include "cgen.h"
 #include "kir.h"
@@ -189,12 +194,15 @@ static bool copyable(const StepStmts *s, int leaves) {
  * comes last.  Where the sum is the shortest form of its polynomial
  * (ix_is_flat_and_shortest) this is what ix_simplify gives for it, the
  * order of the terms that are not constant being the polynomial's
- * whatever the constant; the steps check it against ix_simplify at steps
- * 0 and 1 (AtStep.both), the form of the sum and of its constant being
- * the same at every step after.  The other terms' sum is made once for
+ * whatever the constant; it is checked against step 0's own lowering
+ * (same_as_step0, AtStep.compared) and ix_simplify's at step 1
+ * (AtStep.both), the form of the sum and of its constant being the same
+ * at every step after.  The other terms' sum is made once for
  * all the steps, and whether the index at a step is the shortest form is
  * found once for each key of its constant (ix_flat_constant_key): the
- * same sum and a constant of the same key are the same search. */
+ * same sum and a constant of the same key are the same search; a yes at a
+ * constant of the same key but for more digits of its own is a yes too
+ * (ix_flat_constant_profile). */
 enum { STEP_INDEX_ANSWERS = 16, STEP_INDICES = 8 };
 
 typedef struct StepIndex {
@@ -204,7 +212,8 @@ typedef struct StepIndex {
   int64_t c, c0;
   IxFlatSum read;     /* others read once for every step's constant */
   int nanswers;
-  IxFlatConstantKey keys[STEP_INDEX_ANSWERS];
+  IxFlatConstantKey keys[STEP_INDEX_ANSWERS]; /* profiles (ix_flat_constant_profile) */
+  int kdigits[STEP_INDEX_ANSWERS];
   bool shortest[STEP_INDEX_ANSWERS];
 } StepIndex;
 
@@ -271,17 +280,24 @@ static const Ix *flat_at_step(IxCtx *x, const StepIndex *si, int64_t t) {
   return k ? ix_add(x, si->others, ix_const(x, k)) : si->others;
 }
 
-/* ix_is_flat_and_shortest(made), made = flat_at_step(si, t) */
+/* ix_is_flat_and_shortest(made), made = flat_at_step(si, t): by an
+ * answer kept for the constant's profile (ix_flat_constant_profile) where
+ * one tells it, a yes at as many digits of the constant or more, a no at
+ * as many or fewer (indices_of_steps asks the larger constants first) */
 static bool flat_at_step_shortest(StepIndex *si, const Ix *made, int64_t t) {
   int64_t k = si->c0 + si->c * t;
-  IxFlatConstantKey key;
+  IxFlatConstantKey profile;
+  int kdigits;
   if (si->read.n < 0) return ix_is_flat_and_shortest(made);
-  if (!ix_flat_constant_key(&si->read, k, &key)) return ix_flat_sum_shortest(&si->read, k);
-  for (int i = 0; i < si->nanswers; i++)
-    if (memcmp(&si->keys[i], &key, sizeof key) == 0) return si->shortest[i];
+  if (!ix_flat_constant_profile(&si->read, k, &profile, &kdigits)) return ix_flat_sum_shortest(&si->read, k);
+  for (int i = 0; i < si->nanswers; i++) {
+    if (memcmp(&si->keys[i], &profile, sizeof profile) != 0) continue;
+    if (ix_flat_profile_tells(si->shortest[i], si->kdigits[i], kdigits)) return si->shortest[i];
+  }
   bool shortest = ix_flat_sum_shortest(&si->read, k);
   if (si->nanswers < STEP_INDEX_ANSWERS) {
-    si->keys[si->nanswers] = key;
+    si->keys[si->nanswers] = profile;
+    si->kdigits[si->nanswers] = kdigits;
     si->shortest[si->nanswers++] = shortest;
   }
   return shortest;
@@ -294,6 +310,10 @@ typedef struct AtStep {
   /* the index made by flat_at_step where it applies (cheap) and
    * checked against ix_simplify's (both); else ix_simplify's */
   bool cheap, both;
+  /* the copy is compared with the step's own lowering, statement by
+   * statement (same_as_step0): an index flat_at_step makes is taken as
+   * it is, that comparison telling whether it is the lowering's */
+  bool compared;
   /* every index made is one that lowering the step gives too: a flat sum
    * no other form prints shorter (ix_is_flat_and_shortest), which
    * ix_simplify gives however the step's lowering wrote the index; where
@@ -335,14 +355,20 @@ static const Ix *ix_index_at_step(AtStep *at, const Ix *e) {
   for (int i = 0; i < n; i++)
     if (at->known[i].from && (at->known[i].from == e || ix_equal(at->known[i].from, e))) return at->known[i].made;
   IxCtx *x = &at->cg->ix;
-  StepIndex *si = at->cheap || at->both ? step_index(at->cg, at->indices, e) : NULL;
+  StepIndex *si = at->cheap || at->both || at->compared ? step_index(at->cg, at->indices, e) : NULL;
   const Ix *made = si ? flat_at_step(x, si, at->value->value) : NULL;
   bool shortest;
-  if (!made || at->both) {
+  if (made && at->compared) {
+    shortest = true;
+  } else if (!made || at->both) {
     const Ix *simplified = ix_simplify(x, ix_at_step(x, e, at->value));
-    if (made && !ix_equal(made, simplified)) at->same = false;
+    /* where flat_at_step's sum is ix_simplify's, whether it is the
+     * shortest form is asked by its constant's key (flat_at_step_shortest,
+     * the same answer), which the steps after share */
+    bool flat = made && ix_equal(made, simplified);
+    if (made && !flat) at->same = false;
+    shortest = flat ? flat_at_step_shortest(si, made, at->value->value) : ix_is_flat_and_shortest(simplified);
     made = simplified;
-    shortest = ix_is_flat_and_shortest(made);
   } else {
     shortest = flat_at_step_shortest(si, made, at->value->value);
   }
@@ -472,7 +498,7 @@ static bool add_at_step(AtStep *at, KirBlock *b, const StepStmt *x) {
 static bool same_as_step0(CG *cg, const StepStmts *sym, const StepStmt *ways, StepIndices *indices,
                           const StepStmts *step0) {
   KirBlock check = {0};
-  AtStep at = {.cg = cg, .value = ix_const(&cg->ix, 0), .indices = indices, .both = true, .same = true};
+  AtStep at = {.cg = cg, .value = ix_const(&cg->ix, 0), .indices = indices, .compared = true, .same = true};
   for (int i = 0; i < sym->n; i++)
     if (sym->items[i]->kind != KS_BARRIER && !add_at_step(&at, &check, &ways[i])) return false;
   int j = 0;
@@ -573,7 +599,11 @@ static struct KirRunSteps *indices_of_steps(CG *cg, StepStmt *ways, int n, StepI
   int j = 0;
   for (int i = 0; i < n; i++)
     if (ways[i].x->kind != KS_BARRIER) rs->stmts[j++] = ways[i];
-  for (int64_t t = 1; t < trips; t++) {
+  /* step 1, checked against ix_simplify, then the others from the last:
+   * a constant's answer tells those of its profile with fewer digits
+   * where it is yes (flat_at_step_shortest), most of the steps' */
+  for (int64_t u = 1; u < trips; u++) {
+    int64_t t = u == 1 ? 1 : trips + 1 - u;
     AtStep at = {
         .cg = cg, .value = ix_const(&cg->ix, t), .indices = indices, .cheap = t > 1, .both = t == 1, .same = true};
     for (int s = 0; s < from.len; s++) rs->made[(t - 1) * from.len + s] = ix_index_at_step(&at, from.items[s]);
@@ -698,8 +728,40 @@ void kir_write_out_runs_in(Arena *a, KirBlock *b) {
 }
 
 void kir_write_out_runs(Arena *a, KirKernel *k) {
-  if (k->runs_made) kir_write_out_runs_in(a, &k->body);
+  if (k->runs_made && !k->runs_out) kir_write_out_runs_in(a, &k->body);
+  k->runs_out = true;
 }
+
+static int leaves_on(const StepPath *p, const KirExpr **leaves, int *slots, int n, int most) {
+  if (!p || n < 0) return n;
+  if (!p->kids) {
+    if (n == most) return -1;
+    leaves[n] = p->e, slots[n] = p->slot;
+    return n + 1;
+  }
+  const KirExpr *buf[3];
+  const KirExpr *const *kids;
+  int nkids = kir_expr_children(p->e, buf, &kids);
+  for (int i = 0; i < nkids; i++) n = leaves_on(p->kids[i], leaves, slots, n, most);
+  return n;
+}
+
+int kir_run_leaves(const KirStmt *run, int j, const KirExpr **leaves, int *slots, int most) {
+  const struct KirRunSteps *rs = run->run.steps;
+  if (j < 0 || j >= rs->nstmts) INTERNAL("a run's statement %d of %d", j, rs->nstmts);
+  int n = 0;
+  for (int w = 0; w < 3; w++) n = leaves_on(rs->stmts[j].ways[w], leaves, slots, n, most);
+  return n;
+}
+
+int kir_run_slots(const KirStmt *run) { return run->run.steps->nslots; }
+
+const Ix *const *kir_run_row(const KirStmt *run, int64_t t) {
+  const struct KirRunSteps *rs = run->run.steps;
+  if (t < 0 || t >= run->run.count) INTERNAL("a run's indices at step %lld of %lld", (long long)t, (long long)run->run.count);
+  return rs->made + t * rs->nslots;
+}
+
 
 /* An assignment that may be one of a value to itself at some step (its
  * two sides of one kind, acc[$step] = acc[2]): add_at_step leaves such

@@ -302,8 +302,8 @@ static RaceStatus check_sample(Arena *a, const RaceKernel *rk, const SemanticSam
       buf_init(&text, a);
       KernelFacts facts;
       memset(&facts, 0, sizeof facts);
-      if (!codegen_kernel(a, rk->tc, &kc, &l->copt, &text, &facts) || !facts.kir) continue;
-      kir = facts.kir;
+      if (!codegen_kernel(a, rk->tc, &kc, &l->copt, &text, &facts) || !facts.printed_kir) continue;
+      kir = kernel_facts_kir(&facts);
     }
     if (rk->drop_barriers) kir = race_drop_barriers(a, kir);
     KiLimits lim = budget->limits;

@@ -70,6 +70,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend_opencl.h"
 #include "cgen.h"
 #include "dpia.h"
 
@@ -254,9 +255,10 @@ static const char *same_both_ways(Front *f, const char *name, const DefInfo *d, 
   return a.data;
 }
 
-/* the steps copied, and the runs of steps made (KS_RUN) */
+/* the steps copied, the runs of steps made (KS_RUN), and those the
+ * printer printed from their template */
 typedef struct Unrolled {
-  long copied, runs;
+  long copied, runs, templated;
 } Unrolled;
 
 /* generated with the steps of unrolled loops copied, kept as runs that
@@ -269,11 +271,32 @@ static void unrolled_kernel(Front *f, const char *name, const DefInfo *d, ImpKer
   written.runs_written_out = true;
   direct.unroll_directly = true;
   KernelFacts facts = {0};
-  if (same_both_ways(f, name, d, k, &copy, &written, &facts, "the steps kept as runs",
-                     "the steps written out where made") &&
-      facts.kir) {
-    u->copied += facts.kir->steps_copied;
-    u->runs += facts.kir->runs_made;
+  const char *text = same_both_ways(f, name, d, k, &copy, &written, &facts, "the steps kept as runs",
+                                    "the steps written out where made");
+  if (text && facts.printed_kir) {
+    const KirKernel *kept = facts.printed_kir;
+    u->copied += kept->steps_copied;
+    u->runs += kept->runs_made;
+    /* the runs the printer saw (Backend.prints_runs), and the same kernel
+     * with them written out as its readers get it (kernel_facts_kir),
+     * printed again: the text printed from each run's template */
+    if (k->backend->prints_runs && !kept->runs_out) {
+      u->templated += opencl_runs_by_template(&f->a, kept);
+      /* a printer that records where each statement lands writes each
+       * run out instead (backend_c.c, print_run): the same text */
+      const KirStmt *const *stmts;
+      const int *lines;
+      const char *recorded;
+      k->backend->statement_lines(&f->a, kept, &stmts, &lines, &recorded);
+      CHECK(strcmp(recorded, text) == 0, "%s: %s: the runs written out by the printer differ:\n%s\n--- from:\n%s",
+            name, d->name, recorded, text);
+    }
+    Buf again;
+    buf_init(&again, &f->a);
+    k->backend->print_kernel(kernel_facts_kir(&facts), NULL, &again);
+    CHECK((!kept->runs_made || kept->runs_out) && strcmp(again.data, text) == 0,
+          "%s: %s: the runs printed from their template differ from the steps written out:\n%s\n--- written out:\n%s",
+          name, d->name, text, again.data);
   }
   same_both_ways(f, name, d, k, &written, &direct, NULL, "the copied steps", "the steps lowered on their own");
 }
@@ -341,7 +364,8 @@ static void shortcuts_kernel(Front *f, const char *name, const DefInfo *d, ImpKe
       same_both_ways(f, name, d, k, &fast, &full, &facts, "the shortcuts", "every scan and pass in full");
   long *n = counts;
   if (text && strstr(text, "barrier(")) n[0]++;
-  for (int i = 0; text && facts.kir && i < KIR_SHORTCUTS; i++) n[1 + i] += (facts.kir->shortcuts >> i) & 1;
+  for (int i = 0; text && facts.printed_kir && i < KIR_SHORTCUTS; i++)
+    n[1 + i] += (facts.printed_kir->shortcuts >> i) & 1;
 }
 
 static int compare_shortcuts(const char *name, const char *text, size_t len, void *counts) {
@@ -356,8 +380,8 @@ static void vectors_kernel(Front *f, const char *name, const DefInfo *d, ImpKern
   KernelFacts facts = {0};
   if (same_both_ways(f, name, d, k, &told, &probed, &facts, "the plain vectors told at once",
                      "every vector's lanes probed") &&
-      facts.kir)
-    *(long *)plain += facts.kir->plain_vectors;
+      facts.printed_kir)
+    *(long *)plain += facts.printed_kir->plain_vectors;
 }
 
 static int compare_vectors(const char *name, const char *text, size_t len, void *plain) {
@@ -580,11 +604,13 @@ static void test_unroll(int nargs, char **args) {
     Unrolled one = {0};
     int kernels =
         compared_text(benchmark[i].name, benchmark[i].text, strlen(benchmark[i].text), compare_unrolled, &one);
-    CHECK(kernels == 1 && one.copied == 15 && one.runs == 1,
-          "%s: %d kernels, %ld of its 15 steps after step 0 copied, %ld runs", benchmark[i].name, kernels, one.copied,
-          one.runs);
+    CHECK(kernels == 1 && one.copied == 15 && one.runs == 1 && one.templated == 1,
+          "%s: %d kernels, %ld of its 15 steps after step 0 copied, %ld runs, %ld printed from their template",
+          benchmark[i].name, kernels, one.copied, one.runs, one.templated);
   }
-  printf("%d kernels compared, %ld unrolled steps copied, %ld runs made\n", total, all.copied, all.runs);
+  CHECK(all.templated > 0, "no run printed from its template, of %ld", all.runs);
+  printf("%d kernels compared, %ld unrolled steps copied, %ld runs made, %ld printed from their template\n", total,
+         all.copied, all.runs, all.templated);
 }
 
 static void test_sites(int nargs, char **args) {

@@ -265,6 +265,69 @@ static void test_flat_constant_key(Trees *t) {
          shortest, not_shortest);
 }
 
+/* ix_flat_constant_profile: a constant's answer told by another's of its
+ * profile (ix_flat_profile_tells: a yes at as many digits or more, a no at
+ * as many or fewer), as codegen/unroll_step.c takes it for the steps of a
+ * loop, must be ix_is_flat_and_shortest's; many constants told, with
+ * answers of both kinds, and some of them at another number of digits
+ * than the constant that tells them */
+static void test_flat_constant_profile(Trees *t) {
+  static const int64_t coefficients[] = {1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 16, 20, 24, 30, 32, 48, 64, 100, 128, 512, 1000, 4096};
+  static const char *const names[] = {"wg", "lid", "i", "j", "gid"};
+  enum { SUMS = 400, CONSTANTS = 260 };
+  Xorshift rng = {0x9e3779b97f4a7c15u};
+  IxCtx ix;
+  ix_init(&ix, t->arena);
+  int told = 0, across = 0, wrong = 0, yes = 0, no = 0;
+  for (int n = 0; n < SUMS; n++) {
+    int terms = (int)xorshift_below(&rng, 5) + 1;
+    const Ix *s = NULL;
+    for (int i = 0; i < terms; i++) {
+      const Ix *term = ix_var(&ix, intern_cstr(t->names, names[i]));
+      if (xorshift_below(&rng, 4) == 0) term = ix_mul(&ix, term, ix_var(&ix, intern_cstr(t->names, "N")));
+      int64_t c = coefficients[xorshift_below(&rng, (int)DPIA_COUNTOF(coefficients))];
+      s = s ? ix_add(&ix, s, ix_mul(&ix, term, ix_const(&ix, c))) : ix_mul(&ix, term, ix_const(&ix, c));
+    }
+    IxFlatSum read;
+    ix_flat_sum_read(s, &read);
+    if (read.n < 0) continue;
+    IxFlatConstantKey *profiles = NEWARRAY(t->arena, IxFlatConstantKey, CONSTANTS);
+    int *digits = NEWARRAY(t->arena, int, CONSTANTS);
+    bool *answers = NEWARRAY(t->arena, bool, CONSTANTS);
+    int nprofiles = 0;
+    for (int m = 0; m < CONSTANTS; m++) {
+      /* the larger constants first, as the steps are asked */
+      int64_t k = m < 200 ? 200 - m : (int64_t)xorshift_below(&rng, 100000) + 1;
+      bool answer = ix_is_flat_and_shortest(ix_add(&ix, s, ix_const(&ix, k)));
+      IxFlatConstantKey profile;
+      int kdigits;
+      if (!ix_flat_constant_profile(&read, k, &profile, &kdigits)) continue;
+      /* every answer kept that tells this one (kept once per profile,
+       * digits and answer) */
+      bool kept = false;
+      for (int q = 0; q < nprofiles; q++) {
+        if (memcmp(&profiles[q], &profile, sizeof profile) != 0) continue;
+        kept = kept || (digits[q] == kdigits && answers[q] == answer);
+        if (!ix_flat_profile_tells(answers[q], digits[q], kdigits)) continue;
+        told++;
+        across += digits[q] != kdigits;
+        answer ? yes++ : no++;
+        if (answers[q] != answer && wrong++ < 10)
+          fprintf(stderr, "test_index_flat.c: %s + %lld: shortest %d, told %d by a constant of %d digits\n",
+                  print(t, s), (long long)k, answer, answers[q], digits[q]);
+      }
+      if (kept) continue;
+      profiles[nprofiles] = profile;
+      digits[nprofiles] = kdigits;
+      answers[nprofiles++] = answer;
+    }
+  }
+  record_at(wrong == 0, __LINE__, "a constant's profile tells ix_is_flat_and_shortest's answer (see above)");
+  CHECK(told > 10000 && across > 1000 && yes > 1000 && no > 1000);
+  printf("index_flat: flat constant profiles: %d answers told (%d at other digits; %d shortest, %d not)\n", told,
+         across, yes, no);
+}
+
 /* build's replay of its search on integers (index_flat.c,
  * ix_flat_search_choice) against the search itself (ix_build_form with
  * its shortcuts off): the same node, for the bench's grouped offsets
@@ -341,6 +404,7 @@ int main(void) {
   intern_init(&names, &arena);
   Trees trees = {&arena, &names};
   test_flat_constant_key(&trees);
+  test_flat_constant_profile(&trees);
   test_search_replay(&trees);
   arena_free(&arena);
   printf("index_flat: %d passed, %d failed\n", passed, failed);

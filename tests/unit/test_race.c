@@ -88,7 +88,7 @@ int main(void) {
     buf_init(&text, a);
     if (k && !codegen_kernel(a, &env.tc, k, NULL, &text, &facts)) k = NULL;
   }
-  if (!k || !facts.kir || env.diag.nerrors) {
+  if (!k || !facts.printed_kir || env.diag.nerrors) {
     Buf b;
     buf_init(&b, a);
     diag_render_text(&env.diag, &b);
@@ -104,7 +104,7 @@ int main(void) {
   RaceKernel rk = {.tc = &env.tc,
                    .k = k,
                    .user = &none,
-                   .kir = facts.kir,
+                   .kir = kernel_facts_kir(&facts),
                    .def = def,
                    .body = body,
                    .imp = imp,
@@ -127,7 +127,7 @@ int main(void) {
          msg.data);
   rk.drop_barriers = false;
   /* the result written from a wrong value */
-  KirKernel *wrong = copy_kernel(a, facts.kir);
+  KirKernel *wrong = copy_kernel(a, kernel_facts_kir(&facts));
   KirStmt *out = last_assign(&wrong->body);
   EXPECT(out != NULL, "no assignment");
   if (out) out->assign.rhs = kir_lit(a, (KirLit){SC_FLOAT, 0, 0.5});
@@ -138,7 +138,7 @@ int main(void) {
   EXPECT(strstr(msg.data, "computes other values than the reference interpreter") && strstr(msg.data, "got 0.5"),
          msg.data);
   /* not written at all: the output's poison shows */
-  wrong = copy_kernel(a, facts.kir);
+  wrong = copy_kernel(a, kernel_facts_kir(&facts));
   out = last_assign(&wrong->body);
   if (out) out->kind = KS_COMMENT, out->text = "left out";
   rk.kir = wrong;
