@@ -399,14 +399,14 @@ static void halves_kernel(Front *f, const char *name, const DefInfo *d, ImpKerne
   const char *parsed = same_both_ways(f, name, d, k, &found, &walked, &facts, "the halves found once",
                                       "every half walked through its path");
   if (!parsed) return;
-  *(long *)shared += facts.kir->halves_shared;
+  *(long *)shared += facts.printed_kir->halves_shared;
   Vec seen = {0};
   k->def->body = equal_applications_shared(&seen, k->def->body);
   const char *one = same_both_ways(f, name, d, k, &found, &walked, &facts, "the halves of one phrase found once",
                                    "every half of one phrase walked through its path");
   CHECK(one && strcmp(one, parsed) == 0, "%s: %s: the equal applications made one phrase change the text", name,
         d->name);
-  if (one) *(long *)shared += facts.kir->halves_shared;
+  if (one) *(long *)shared += facts.printed_kir->halves_shared;
 }
 
 static int compare_halves(const char *name, const char *text, size_t len, void *shared) {
