@@ -1,16 +1,23 @@
 /* test_names.c: OpenCL C's reserved names (codegen/backend_opencl_names.c).
  * opencl_name_use, which the code generator asks about every name it makes
- * or keeps, skips the families a name's first character rules out and
- * hashes the name in the pass that looks for a prime; it must answer as
+ * or keeps, answers most names from their first two bytes (the heads no
+ * list or family has), skips the families a name's first character rules
+ * out and hashes the name in the pass that looks for a prime; it must
+ * answer as
  * opencl_name_use_each, which asks every family in turn, message
  * included.  Compared on every name of up to two characters, on names
  * made from each family's members (keywords, types with vector widths and
  * matrix forms, conversions, vector loads and stores, prefixes, macros)
- * with prefixes and suffixes added, and on pseudo-random names.
+ * with prefixes and suffixes added, on pseudo-random names, and on every
+ * identifier of the kernels, programs and generated code under the
+ * directories given (tests/, samples/: every name a test kernel has or
+ * gets).
  *
  * Prints `names: P passed, F failed` and exits non-zero if anything failed. */
+#define _XOPEN_SOURCE 700 /* nftw */
 #include "backend_opencl.h"
 
+#include <ftw.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -234,12 +241,59 @@ static bool random_names(void) {
   return all;
 }
 
-int main(void) {
+/* the identifiers of the test kernels and their generated code: names
+ * of letters, digits, _ and primes (a DPIA name's xs') */
+static long file_names;
+static bool all_file_names = true;
+
+static bool is_name_char(int c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '\'';
+}
+
+static bool has_suffix(const char *path, const char *suffix) {
+  size_t n = strlen(path), k = strlen(suffix);
+  return n >= k && strcmp(path + n - k, suffix) == 0;
+}
+
+static int names_of_file(const char *path, const struct stat *st, int kind, struct FTW *at) {
+  (void)st;
+  (void)at;
+  static const char *const kinds[] = {".dpia", ".cl", ".c", ".cu", ".imperative", ".intermediate", ".out"};
+  bool wanted = false;
+  for (size_t i = 0; i < DPIA_COUNTOF(kinds); i++) wanted |= has_suffix(path, kinds[i]);
+  if (kind != FTW_F || !wanted) return 0;
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  char name[256];
+  size_t len = 0;
+  int c;
+  do {
+    c = fgetc(f);
+    bool starts = len > 0 || (c != '\'' && !(c >= '0' && c <= '9'));
+    if (c != EOF && is_name_char(c) && starts) {
+      if (len < sizeof name - 1) name[len++] = (char)c;
+    } else if (len > 0) {
+      name[len] = 0;
+      all_file_names &= agrees(name);
+      file_names++;
+      len = 0;
+    }
+  } while (c != EOF);
+  fclose(f);
+  return 0;
+}
+
+int main(int argc, char **argv) {
   CHECK(short_names());
   CHECK(family_names());
   CHECK(random_names());
+  for (int i = 1; i < argc; i++) CHECK(nftw(argv[i], names_of_file, 16, FTW_PHYS) == 0);
+  CHECK(all_file_names);
+  /* the directories were read: every test kernel's names */
+  CHECK(argc == 1 || file_names > 100000);
   /* both kinds of answer were compared, not only free names */
   CHECK(reserved > 5000 && compared - reserved > 100000);
-  printf("names: %d passed, %d failed (%ld names, %ld reserved)\n", passed, failed, compared, reserved);
+  printf("names: %d passed, %d failed (%ld names, %ld reserved, %ld from files)\n", passed, failed, compared, reserved,
+         file_names);
   return failed == 0 ? 0 : 1;
 }
