@@ -126,11 +126,14 @@ static const struct {
  * convert_T[_sat][_rtX] and reinterpretations as_T. */
 static const char *const opencl_shape_heads[] = {"convert_", "as_"};
 
-/* s begins with head: its first character compared before any call (every
- * C name the code generator makes is asked about, most against every
- * prefix and type name below) */
+/* s begins with head: compared a character at a time, with no call (the
+ * heads are short, and most comparisons end at the first or second) */
 static bool starts_with(const char *s, const char *head) {
-  return s[0] == head[0] && strncmp(s, head, strlen(head)) == 0;
+  while (*head && *s == *head) {
+    s++;
+    head++;
+  }
+  return *head == 0;
 }
 
 /* strcmp's order, its first bytes compared inline (most comparisons of a
@@ -388,7 +391,9 @@ static __attribute__((noinline)) const char *name_use_of_taken_head(const char *
  * saves no registers. */
 const char *opencl_name_use(const char *name) {
   if (head_taken(name)) return name_use_of_taken_head(name);
-  return strchr(name, '\'') ? "not an OpenCL C identifier (C names have no ')" : NULL;
+  for (const char *c = name; *c; c++) /* most names are short: no call */
+    if (*c == '\'') return "not an OpenCL C identifier (C names have no ')";
+  return NULL;
 }
 
 const char *opencl_kernel_name_use(const char *name) {
