@@ -11,7 +11,8 @@
  * with prefixes and suffixes added, on pseudo-random names, and on every
  * identifier of the kernels, programs and generated code under the
  * directories given (tests/, samples/: every name a test kernel has or
- * gets).
+ * gets); and against answers known from OpenCL C, since the two share
+ * their helpers.
  *
  * Prints `names: P passed, F failed` and exits non-zero if anything failed. */
 #define _XOPEN_SOURCE 700 /* nftw */
@@ -283,7 +284,50 @@ static int names_of_file(const char *path, const struct stat *st, int kind, stru
   return 0;
 }
 
+/* answers known from OpenCL C itself, which the two share helpers to give
+ * (starts_with, is_type_name): a helper broken for both fails here */
+static bool known_answers(void) {
+  static const struct {
+    const char *name, *use; /* use: the message's start, NULL for free */
+  } known[] = {
+      {"while", "an OpenCL C keyword"},
+      {"float4", "an OpenCL C type name"},
+      {"double2x16", "an OpenCL C type name"},
+      {"size_t", "an OpenCL C type name"},
+      {"dot", "an OpenCL C built-in function"},
+      {"convert_int4_sat_rte", "an OpenCL C built-in function"},
+      {"as_float", "an OpenCL C built-in function"},
+      {"vload4", "an OpenCL C built-in function"},
+      {"vstorea_half2_rtn", "an OpenCL C built-in function"},
+      {"M_PI_F", "an OpenCL C predefined macro"},
+      {"atomic_inc", "an OpenCL C atomic function"},
+      {"work_group_barrier", "an OpenCL C work-group function"},
+      {"CLK_LOCAL_MEM_FENCE", "an OpenCL C predefined macro"},
+      {"__x", "reserved in C and OpenCL C"},
+      {"_Tmp", "reserved in C and OpenCL C"},
+      {"xs'", "not an OpenCL C identifier"},
+      {"gid", NULL},
+      {"lid_2", NULL},
+      {"acc", NULL},
+      {"dotVar", NULL},
+      {"floaty", NULL},
+      {"get_rows", NULL},
+      {"vstore_halfx", NULL},
+  };
+  bool all = true;
+  for (size_t i = 0; i < DPIA_COUNTOF(known); i++) {
+    const char *use = opencl_name_use(known[i].name);
+    bool ok = known[i].use ? use && strncmp(use, known[i].use, strlen(known[i].use)) == 0 : use == NULL;
+    if (!ok)
+      fprintf(stderr, "test_names.c: '%s': %s, not %s\n", known[i].name, use ? use : "free",
+              known[i].use ? known[i].use : "free");
+    all &= ok;
+  }
+  return all;
+}
+
 int main(int argc, char **argv) {
+  CHECK(known_answers());
   CHECK(short_names());
   CHECK(family_names());
   CHECK(random_names());
