@@ -108,11 +108,32 @@ static const char *const opencl_prefixes[][2] = {
     {"work_group_", "an OpenCL C work-group function (it begins with 'work_group_')"},
 };
 
-/* s begins with head: its first character compared before any call (every
- * C name the code generator makes is asked about, most against every
- * prefix and type name below) */
+/* The scalar types, which is_type_name matches with vector widths, matrix
+ * forms and conversion suffixes; in alphabetical order (is_type_name stops
+ * past a name's first letter). */
+static const char *const opencl_scalars[] = {"bool", "char",  "double", "float", "half",  "int",       "long",
+                                             "quad", "short", "uchar",  "uint",  "ulong", "ulonglong", "ushort"};
+
+/* The vector loads and stores, by their heads: vloadN vstoreN
+ * vload_half[N] vloada_halfN vstore_half[N][_rtX] vstorea_halfN[_rtX]. */
+static const struct {
+  const char *head;
+  bool width_needed, rounding;
+} vector_forms[] = {{"vload", true, false},        {"vstore", true, false},      {"vload_half", false, false},
+                    {"vloada_half", false, false}, {"vstore_half", false, true}, {"vstorea_half", false, true}};
+
+/* The heads of the shapes asked after the listed names: conversions
+ * convert_T[_sat][_rtX] and reinterpretations as_T. */
+static const char *const opencl_shape_heads[] = {"convert_", "as_"};
+
+/* s begins with head: compared a character at a time, with no call (the
+ * heads are short, and most comparisons end at the first or second) */
 static bool starts_with(const char *s, const char *head) {
-  return s[0] == head[0] && strncmp(s, head, strlen(head)) == 0;
+  while (*head && *s == *head) {
+    s++;
+    head++;
+  }
+  return *head == 0;
 }
 
 /* strcmp's order, its first bytes compared inline (most comparisons of a
@@ -168,11 +189,28 @@ static uint32_t listed_slot_hashed(const char *name, uint32_t hash) {
 
 static uint32_t listed_slot(const char *name) { return listed_slot_hashed(name, name_hash(name)); }
 
+/* The heads of the names OpenCL C may take: bit b of taken_heads[a] for
+ * every name whose first byte is a and second b (0 for a name of one
+ * character) that a list or a family below can match, built with the
+ * index from the very tables opencl_name_use_each asks.  Most names the
+ * code generator asks about (i, gid, lid, wg, xs, output, N) have a head
+ * no reserved name has, and one probe answers for them (translation
+ * throughput, BENCHMARKS.md); only a prime, which may stand anywhere,
+ * is looked for as well. */
+static uint8_t taken_heads[256][256 / 8];
+
+static void add_head(unsigned char first, unsigned char second) {
+  taken_heads[first][second / 8] |= (uint8_t)(1u << (second % 8));
+}
+
+static void add_head_of(const char *name) { add_head((unsigned char)name[0], name[0] ? (unsigned char)name[1] : 0); }
+
 static void add_list(const char *const *table, size_t n, unsigned char list) {
   for (size_t i = 0; i < n; i++) {
     uint32_t h = listed_slot(table[i]);
     listed[h].name = table[i];
     listed[h].lists |= list;
+    add_head_of(table[i]);
   }
 }
 
@@ -181,6 +219,19 @@ static void build_listed(void) {
   add_list(opencl_types, DPIA_COUNTOF(opencl_types), LIST_TYPE);
   add_list(opencl_functions, DPIA_COUNTOF(opencl_functions), LIST_FUNCTION);
   add_list(opencl_macros, DPIA_COUNTOF(opencl_macros), LIST_MACRO);
+  /* the families matched by their shape, in opencl_name_use_each's order */
+  for (unsigned char capital = 'A'; capital <= 'Z'; capital++) add_head('_', capital);
+  for (size_t i = 0; i < DPIA_COUNTOF(opencl_prefixes); i++) add_head_of(opencl_prefixes[i][0]);
+  for (size_t i = 0; i < DPIA_COUNTOF(opencl_scalars); i++) add_head_of(opencl_scalars[i]);
+  for (size_t i = 0; i < DPIA_COUNTOF(vector_forms); i++) add_head_of(vector_forms[i].head);
+  for (size_t i = 0; i < DPIA_COUNTOF(opencl_shape_heads); i++) add_head_of(opencl_shape_heads[i]);
+}
+
+/* Can a list or a family match name (its head is one of theirs)? */
+static bool head_taken(const char *name) {
+  pthread_once(&listed_once, build_listed);
+  unsigned char first = (unsigned char)name[0], second = first ? (unsigned char)name[1] : 0;
+  return taken_heads[first][second / 8] & (1u << (second % 8));
 }
 
 /* the lists (LIST_*) name is in, 0 if none */
@@ -221,16 +272,14 @@ enum { TYPE_PLAIN, TYPE_CONVERT, TYPE_AS };
  * the search stops past s's first letter (every C name the code generator
  * makes is asked about). */
 static bool is_type_name(const char *s, int what) {
-  static const char *const scalars[] = {"bool", "char", "double", "float", "half", "int", "long", "quad",
-                                        "short", "uchar", "uint", "ulong", "ulonglong", "ushort"};
   static const char *const integer_types[] = {"intptr_t", "ptrdiff_t", "size_t", "uintptr_t"};
   if (what == TYPE_AS && in_table(s, integer_types, DPIA_COUNTOF(integer_types))) return true; /* as_size_t */
   size_t first = 0; /* the first scalar that can begin s */
-  while (first < DPIA_COUNTOF(scalars) && scalars[first][0] < s[0]) first++;
-  for (size_t i = first; i < DPIA_COUNTOF(scalars) && scalars[i][0] == s[0]; i++) {
-    if (!starts_with(s, scalars[i])) continue;
+  while (first < DPIA_COUNTOF(opencl_scalars) && opencl_scalars[first][0] < s[0]) first++;
+  for (size_t i = first; i < DPIA_COUNTOF(opencl_scalars) && opencl_scalars[i][0] == s[0]; i++) {
+    if (!starts_with(s, opencl_scalars[i])) continue;
     bool width, width2;
-    const char *p = skip_width(s + strlen(scalars[i]), &width);
+    const char *p = skip_width(s + strlen(opencl_scalars[i]), &width);
     if (width && *p == 'x' && (s[0] == 'f' || s[0] == 'd')) {
       const char *q = skip_width(p + 1, &width2); /* matrix types float4x4, reserved */
       if (width2) p = q;
@@ -247,17 +296,12 @@ static bool is_type_name(const char *s, int what) {
 /* vloadN vstoreN vload_half[N] vloada_halfN vstore_half[N][_rtX]
  * vstorea_halfN[_rtX] */
 static bool is_vector_load_store(const char *s) {
-  static const struct {
-    const char *head;
-    bool width_needed, rounding;
-  } forms[] = {{"vload", true, false},        {"vstore", true, false},      {"vload_half", false, false},
-               {"vloada_half", false, false}, {"vstore_half", false, true}, {"vstorea_half", false, true}};
-  for (size_t i = 0; i < DPIA_COUNTOF(forms); i++) {
-    if (!starts_with(s, forms[i].head)) continue;
+  for (size_t i = 0; i < DPIA_COUNTOF(vector_forms); i++) {
+    if (!starts_with(s, vector_forms[i].head)) continue;
     bool width;
-    const char *p = skip_width(s + strlen(forms[i].head), &width);
-    if (forms[i].rounding) p = skip_rounding(p);
-    if (*p == 0 && (width || !forms[i].width_needed)) return true;
+    const char *p = skip_width(s + strlen(vector_forms[i].head), &width);
+    if (vector_forms[i].rounding) p = skip_rounding(p);
+    if (*p == 0 && (width || !vector_forms[i].width_needed)) return true;
   }
   return false;
 }
@@ -306,16 +350,14 @@ static bool may_be_type(char first) {
   }
 }
 
-/* What name is in OpenCL C, for a message, or NULL if it is free.  The code
- * generator asks about every name it makes or keeps (a loop variant of
- * bench/variants.py about a dozen times, 300 to 400 instructions each):
- * one pass over the characters finds a prime and the listed names' hash,
- * and each family matched by its shape is asked only of a name whose
+/* What name, whose head a list or family has (head_taken), is in OpenCL
+ * C: one pass over the characters finds a prime and the listed names'
+ * hash, and each family matched by its shape is asked only of a name whose
  * first character can begin it.  The families are asked in
  * opencl_name_use_each's order, each skipped only where it cannot match,
  * so the answer, message included, is that one's (tests/unit/test_names.c
  * compares the two on many names). */
-const char *opencl_name_use(const char *name) {
+static __attribute__((noinline)) const char *name_use_of_taken_head(const char *name) {
   uint32_t hash = 2166136261u; /* name_hash's */
   bool prime = false;
   for (const char *c = name; *c; c++) {
@@ -340,8 +382,23 @@ const char *opencl_name_use(const char *name) {
   return NULL;
 }
 
+/* What name is in OpenCL C, for a message, or NULL if it is free.  The code
+ * generator asks about every name it makes or keeps (a loop variant of
+ * bench/variants.py about a dozen times): most of them (i, gid, lid, wg,
+ * xs, output, N) begin as no listed name and no family does, which one
+ * probe of taken_heads tells, and are free unless they have a prime.  The
+ * rest are asked in a function of their own, so that the free names' path
+ * saves no registers. */
+const char *opencl_name_use(const char *name) {
+  if (head_taken(name)) return name_use_of_taken_head(name);
+  for (const char *c = name; *c; c++) /* most names are short: no call */
+    if (*c == '\'') return "not an OpenCL C identifier (C names have no ')";
+  return NULL;
+}
+
 const char *opencl_kernel_name_use(const char *name) {
-  return strcmp(name, "main") == 0 ? "reserved in OpenCL C (a kernel cannot be called main)" : opencl_name_use(name);
+  return name[0] == 'm' && strcmp(name, "main") == 0 ? "reserved in OpenCL C (a kernel cannot be called main)"
+                                                     : opencl_name_use(name);
 }
 
 bool opencl_name_macro(const char *name) { return (listed_in(name) & LIST_MACRO) != 0; }

@@ -88,6 +88,9 @@ bool scir_body_uses_nothing_actively(const Phrase *body);
  * i of it, with no parallel loop inside (scir.c: the pointwise-read
  * extension); NULL otherwise */
 const Binder *scir_pointwise_parfor(const Phrase *p);
+/* the variables of binder x in p (phrase_uses), counted in a loop down
+ * the longer operand: scir_pointwise_parfor's first question */
+int scir_uses_in(const Phrase *p, const Binder *x);
 /* every use of x (a variable) in p is a read or write of element
  * [i1]..[in] by iteration (i1, .., in) of nested parforLocals of
  * dimensions dims[0..n) (dpia/scir.c) */

@@ -916,6 +916,44 @@ static bool reads_apart(const Binder *x, bool tr, const Phrase *lam) {
   return apart_reads(&c, p) == count_uses(p, x);
 }
 
+/* count_uses(p, x) (and phrase_uses), for scir_pointwise_parfor's first
+ * question, which code generation asks of every parfor it lowers and
+ * which most bodies (a toLocal's writes) answer with 0 after a walk of
+ * all of them (translation throughput, BENCHMARKS.md): the same count,
+ * down an application's head and a sequence's rest in a loop, recursing
+ * on the other operand only, and an argument that is a variable counted
+ * without a call (tests/unit/test_pointwise.c compares it with
+ * phrase_uses at every parfor of the samples' and test kernels'
+ * translations). */
+int scir_uses_in(const Phrase *p, const Binder *x) {
+  int n = 0;
+  for (;;) {
+    switch (p->kind) {
+    case PH_VAR: return n + (p->binder == x);
+    case PH_LIT:
+    case PH_PRIM:
+    case PH_DEF: return n;
+    case PH_LAM: p = p->body; continue;
+    case PH_PROJ:
+    case PH_UNOP: p = p->fst; continue;
+    case PH_SEQ:
+      n += scir_uses_in(p->fst, x);
+      p = p->snd;
+      continue;
+    case PH_APP:
+    case PH_PAIR:
+    case PH_ASSIGN:
+    case PH_BINOP:
+      if (p->snd->kind == PH_VAR) n += p->snd->binder == x;
+      else n += scir_uses_in(p->snd, x);
+      p = p->fst;
+      continue;
+    case PH_COUNT: break;
+    }
+    INTERNAL("phrase kind %d", (int)p->kind);
+  }
+}
+
 const Binder *scir_pointwise_parfor(const Phrase *p) {
   if (p->kind != PH_APP) return NULL;
   const Phrase *fn = p->fst, *body = p->snd;
@@ -929,7 +967,7 @@ const Binder *scir_pointwise_parfor(const Phrase *p) {
   if (fn->snd->kind != PH_PROJ || fn->snd->index != 1 || fn->snd->fst->kind != PH_VAR) return NULL;
   if (body->kind != PH_LAM || body->body->kind != PH_LAM) return NULL;
   const Binder *x = fn->snd->fst->binder, *i = body->lam_binder;
-  int all = count_uses(body, x);
+  int all = scir_uses_in(body, x);
   if (!all) return NULL;
   if (count_in(body, x, i, true) == all && !phrase_has_prim(body->body->body, is_parfor_prim)) return x;
   if (nested_pointwise(x, body)) return x;

@@ -1,16 +1,24 @@
 /* test_names.c: OpenCL C's reserved names (codegen/backend_opencl_names.c).
  * opencl_name_use, which the code generator asks about every name it makes
- * or keeps, skips the families a name's first character rules out and
- * hashes the name in the pass that looks for a prime; it must answer as
+ * or keeps, answers most names from their first two bytes (the heads no
+ * list or family has), skips the families a name's first character rules
+ * out and hashes the name in the pass that looks for a prime; it must
+ * answer as
  * opencl_name_use_each, which asks every family in turn, message
  * included.  Compared on every name of up to two characters, on names
  * made from each family's members (keywords, types with vector widths and
  * matrix forms, conversions, vector loads and stores, prefixes, macros)
- * with prefixes and suffixes added, and on pseudo-random names.
+ * with prefixes and suffixes added, on pseudo-random names, and on every
+ * identifier of the kernels, programs and generated code under the
+ * directories given (tests/, samples/: every name a test kernel has or
+ * gets); and against answers known from OpenCL C, since the two share
+ * their helpers.
  *
  * Prints `names: P passed, F failed` and exits non-zero if anything failed. */
+#define _XOPEN_SOURCE 700 /* nftw */
 #include "backend_opencl.h"
 
+#include <ftw.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -234,12 +242,102 @@ static bool random_names(void) {
   return all;
 }
 
-int main(void) {
+/* the identifiers of the test kernels and their generated code: names
+ * of letters, digits, _ and primes (a DPIA name's xs') */
+static long file_names;
+static bool all_file_names = true;
+
+static bool is_name_char(int c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '\'';
+}
+
+static bool has_suffix(const char *path, const char *suffix) {
+  size_t n = strlen(path), k = strlen(suffix);
+  return n >= k && strcmp(path + n - k, suffix) == 0;
+}
+
+static int names_of_file(const char *path, const struct stat *st, int kind, struct FTW *at) {
+  (void)st;
+  (void)at;
+  static const char *const kinds[] = {".dpia", ".cl", ".c", ".cu", ".imperative", ".intermediate", ".out"};
+  bool wanted = false;
+  for (size_t i = 0; i < DPIA_COUNTOF(kinds); i++) wanted |= has_suffix(path, kinds[i]);
+  if (kind != FTW_F || !wanted) return 0;
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  char name[256];
+  size_t len = 0;
+  int c;
+  do {
+    c = fgetc(f);
+    bool starts = len > 0 || (c != '\'' && !(c >= '0' && c <= '9'));
+    if (c != EOF && is_name_char(c) && starts) {
+      if (len < sizeof name - 1) name[len++] = (char)c;
+    } else if (len > 0) {
+      name[len] = 0;
+      all_file_names &= agrees(name);
+      file_names++;
+      len = 0;
+    }
+  } while (c != EOF);
+  fclose(f);
+  return 0;
+}
+
+/* answers known from OpenCL C itself, which the two share helpers to give
+ * (starts_with, is_type_name): a helper broken for both fails here */
+static bool known_answers(void) {
+  static const struct {
+    const char *name, *use; /* use: the message's start, NULL for free */
+  } known[] = {
+      {"while", "an OpenCL C keyword"},
+      {"float4", "an OpenCL C type name"},
+      {"double2x16", "an OpenCL C type name"},
+      {"size_t", "an OpenCL C type name"},
+      {"dot", "an OpenCL C built-in function"},
+      {"convert_int4_sat_rte", "an OpenCL C built-in function"},
+      {"as_float", "an OpenCL C built-in function"},
+      {"vload4", "an OpenCL C built-in function"},
+      {"vstorea_half2_rtn", "an OpenCL C built-in function"},
+      {"M_PI_F", "an OpenCL C predefined macro"},
+      {"atomic_inc", "an OpenCL C atomic function"},
+      {"work_group_barrier", "an OpenCL C work-group function"},
+      {"CLK_LOCAL_MEM_FENCE", "an OpenCL C predefined macro"},
+      {"__x", "reserved in C and OpenCL C"},
+      {"_Tmp", "reserved in C and OpenCL C"},
+      {"xs'", "not an OpenCL C identifier"},
+      {"gid", NULL},
+      {"lid_2", NULL},
+      {"acc", NULL},
+      {"dotVar", NULL},
+      {"floaty", NULL},
+      {"get_rows", NULL},
+      {"vstore_halfx", NULL},
+  };
+  bool all = true;
+  for (size_t i = 0; i < DPIA_COUNTOF(known); i++) {
+    const char *use = opencl_name_use(known[i].name);
+    bool ok = known[i].use ? use && strncmp(use, known[i].use, strlen(known[i].use)) == 0 : use == NULL;
+    if (!ok)
+      fprintf(stderr, "test_names.c: '%s': %s, not %s\n", known[i].name, use ? use : "free",
+              known[i].use ? known[i].use : "free");
+    all &= ok;
+  }
+  return all;
+}
+
+int main(int argc, char **argv) {
+  CHECK(known_answers());
   CHECK(short_names());
   CHECK(family_names());
   CHECK(random_names());
+  for (int i = 1; i < argc; i++) CHECK(nftw(argv[i], names_of_file, 16, FTW_PHYS) == 0);
+  CHECK(all_file_names);
+  /* the directories were read: every test kernel's names */
+  CHECK(argc == 1 || file_names > 100000);
   /* both kinds of answer were compared, not only free names */
   CHECK(reserved > 5000 && compared - reserved > 100000);
-  printf("names: %d passed, %d failed (%ld names, %ld reserved)\n", passed, failed, compared, reserved);
+  printf("names: %d passed, %d failed (%ld names, %ld reserved, %ld from files)\n", passed, failed, compared, reserved,
+         file_names);
   return failed == 0 ? 0 : 1;
 }
