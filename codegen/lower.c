@@ -15,6 +15,16 @@
 #define DPIA_CHECK_INVARIANTS 0
 #endif
 
+/* Has the natural launch one work-group in dimension d (none of the
+ * kernel's, or as many work-items as its work-group)?  As
+ * kernel_with_launch counts them (a quotient it cannot take: one). */
+static bool one_natural_group(SizeCtx *sc, const ImpKernel *k, int d) {
+  if (d >= k->ndims) return true;
+  Size groups;
+  int64_t n;
+  return !size_div(sc, k->global_size[d], k->local_size[d], &groups) || (size_const_value(groups, &n) && n == 1);
+}
+
 static void compute_launch(CG *cg, const ImpKernel *k, const CodegenOptions *opt) {
   SizeCtx *sc = &cg->tc->sizes;
   bool user_local = false, user_global = false;
@@ -37,6 +47,21 @@ static void compute_launch(CG *cg, const ImpKernel *k, const CodegenOptions *opt
     } else if (!user_local || !k->has_local) {
       l->global_known[d] = true;
       l->global[d] = d < k->ndims ? k->global_size[d] : size_const(sc, 1);
+    } else if (one_natural_group(sc, k, d)) {
+      /* the user's local size alone: the number of work-groups is not
+       * fixed where a mapWorkgroup or mapGlobal distributes them (their
+       * loop takes any), but the launch keeps the natural one where none
+       * does (kernel_with_launch; `dpia run` launches it so), and the
+       * code is for that one: replicas there would run its group body
+       * alike, reading a global temporary group 0 wrote unordered
+       * (cg_note_group_access refuses only a number it knows).  It was
+       * left unknown, and taken as one only beyond the kernel's
+       * dimensions, while the header said "global size not fixed": the
+       * code of --local-size=8,2 for a kernel of one dimension, launched
+       * with 2 groups in dimension 1, raced on its global temporary
+       * (gen51; tests/structure/user_local_one_group.dpia) */
+      l->global_known[d] = true;
+      l->global[d] = l->local[d];
     }
     if (l->local_known[d] && l->global_known[d])
       l->groups_known[d] = size_div(sc, l->global[d], l->local[d], &l->groups[d]);
@@ -231,10 +256,22 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
     if (opt && opt->global_size[d] > 0) ug = true, nd = d + 1 > nd ? d + 1 : nd;
   }
   emit(&c, "\nNDRange: global size ");
-  if (ug || !(ul && k->has_local))
+  bool some_fixed = false;
+  for (int d = 0; d < nd && !ug && ul && k->has_local; d++) some_fixed |= cg->launch.global_known[d];
+  if (ug || !(ul && k->has_local)) {
     emit_sizes(&c, nd, k->global_size, ug ? opt->global_size : NULL);
-  else
+  } else if (some_fixed) {
+    /* fixed in the dimensions of one work-group (compute_launch) */
+    buf_putc(&c, '(');
+    for (int d = 0; d < nd; d++) {
+      if (d) buf_puts(&c, ", ");
+      if (cg->launch.global_known[d]) size_print(&c, cg->launch.global[d]);
+      else emit(&c, "not fixed");
+    }
+    buf_putc(&c, ')');
+  } else {
     emit(&c, "not fixed");
+  }
   if (ul || k->has_local) {
     emit(&c, ", local size ");
     emit_sizes(&c, nd, k->local_size, ul ? opt->local_size : NULL);
