@@ -15,11 +15,13 @@
 #define DPIA_CHECK_INVARIANTS 0
 #endif
 
-/* Has the natural launch one work-group in dimension d (none of the
- * kernel's, or as many work-items as its work-group)?  As
- * kernel_with_launch counts them (a quotient it cannot take: one). */
+/* Has the natural launch one work-group in dimension d because no
+ * mapWorkgroup or mapGlobal distributes any there (none of the kernel's
+ * dimensions, or one of its mapLocal alone)?  As kernel_with_launch
+ * counts them (a quotient it cannot take: one). */
 static bool one_natural_group(SizeCtx *sc, const ImpKernel *k, int d) {
   if (d >= k->ndims) return true;
+  if (k->grid_dims & 1u << d) return false;
   Size groups;
   int64_t n;
   return !size_div(sc, k->global_size[d], k->local_size[d], &groups) || (size_const_value(groups, &n) && n == 1);
@@ -50,9 +52,10 @@ static void compute_launch(CG *cg, const ImpKernel *k, const CodegenOptions *opt
     } else if (one_natural_group(sc, k, d)) {
       /* the user's local size alone: the number of work-groups is not
        * fixed where a mapWorkgroup or mapGlobal distributes them (their
-       * loop takes any), but the launch keeps the natural one where none
-       * does (kernel_with_launch; `dpia run` launches it so), and the
-       * code is for that one: replicas there would run its group body
+       * loop takes any), but in a dimension no such map distributes the
+       * launch keeps the natural one
+       * (kernel_with_launch; `dpia run` launches it so), and the code
+       * is for that one: replicas there would run its group body
        * alike, reading a global temporary group 0 wrote unordered
        * (cg_note_group_access refuses only a number it knows).  It was
        * left unknown, and taken as one only beyond the kernel's
@@ -262,13 +265,13 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
     emit_sizes(&c, nd, k->global_size, ug ? opt->global_size : NULL);
   } else if (some_fixed) {
     /* fixed in the dimensions of one work-group (compute_launch) */
-    buf_putc(&c, '(');
+    if (nd > 1) buf_putc(&c, '(');
     for (int d = 0; d < nd; d++) {
       if (d) buf_puts(&c, ", ");
       if (cg->launch.global_known[d]) size_print(&c, cg->launch.global[d]);
       else emit(&c, "not fixed");
     }
-    buf_putc(&c, ')');
+    if (nd > 1) buf_putc(&c, ')');
   } else {
     emit(&c, "not fixed");
   }
