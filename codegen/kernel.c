@@ -372,6 +372,7 @@ ImpKernel *kernel_from_def(Arena *a, TypeCtx *tc, Diag *diag, const Backend *bac
   for (int d = 0; d < 3; d++) {
     if (tr.wg[d].len || tr.loc[d].len || tr.glob[d].len) k->ndims = d + 1;
     k->has_local = k->has_local || tr.wg[d].len || tr.loc[d].len;
+    if (tr.wg[d].len || tr.glob[d].len) k->grid_dims |= 1u << d;
   }
   for (int d = 0; d < 3; d++) {
     Size one = size_const(sc, 1);

@@ -89,6 +89,10 @@ typedef struct ImpKernel {
   Size global_size[3];
   bool has_local;
   Size local_size[3];
+  /* the dimensions a mapWorkgroup or mapGlobal distributes (bit d): the
+   * others have one work-group at the natural launch, and keep it under
+   * the user's local size alone (codegen/lower.c, compute_launch) */
+  unsigned grid_dims;
   /* per dimension: a mapLocal runs over this symbolic size (not of tune
    * parameters only) while a single-element mapLocal made the natural
    * local size 1; NULL otherwise (a symbolic work-group size never silently

@@ -15,6 +15,18 @@
 #define DPIA_CHECK_INVARIANTS 0
 #endif
 
+/* Has the natural launch one work-group in dimension d because no
+ * mapWorkgroup or mapGlobal distributes any there (none of the kernel's
+ * dimensions, or one of its mapLocal alone)?  As kernel_with_launch
+ * counts them (a quotient it cannot take: one). */
+static bool one_natural_group(SizeCtx *sc, const ImpKernel *k, int d) {
+  if (d >= k->ndims) return true;
+  if (k->grid_dims & 1u << d) return false;
+  Size groups;
+  int64_t n;
+  return !size_div(sc, k->global_size[d], k->local_size[d], &groups) || (size_const_value(groups, &n) && n == 1);
+}
+
 static void compute_launch(CG *cg, const ImpKernel *k, const CodegenOptions *opt) {
   SizeCtx *sc = &cg->tc->sizes;
   bool user_local = false, user_global = false;
@@ -37,6 +49,22 @@ static void compute_launch(CG *cg, const ImpKernel *k, const CodegenOptions *opt
     } else if (!user_local || !k->has_local) {
       l->global_known[d] = true;
       l->global[d] = d < k->ndims ? k->global_size[d] : size_const(sc, 1);
+    } else if (one_natural_group(sc, k, d)) {
+      /* the user's local size alone: the number of work-groups is not
+       * fixed where a mapWorkgroup or mapGlobal distributes them (their
+       * loop takes any), but in a dimension no such map distributes the
+       * launch keeps the natural one
+       * (kernel_with_launch; `dpia run` launches it so), and the code
+       * is for that one: replicas there would run its group body
+       * alike, reading a global temporary group 0 wrote unordered
+       * (cg_note_group_access refuses only a number it knows).  It was
+       * left unknown, and taken as one only beyond the kernel's
+       * dimensions, while the header said "global size not fixed": the
+       * code of --local-size=8,2 for a kernel of one dimension, launched
+       * with 2 groups in dimension 1, raced on its global temporary
+       * (gen51; tests/structure/user_local_one_group.dpia) */
+      l->global_known[d] = true;
+      l->global[d] = l->local[d];
     }
     /* a dimension of one work-item a group has a group a work-item (the
      * unused dimensions of every kernel of work-groups: no division) */
@@ -238,10 +266,22 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
     if (opt && opt->global_size[d] > 0) ug = true, nd = d + 1 > nd ? d + 1 : nd;
   }
   emit(&c, "\nNDRange: global size ");
-  if (ug || !(ul && k->has_local))
+  bool some_fixed = false;
+  for (int d = 0; d < nd && !ug && ul && k->has_local; d++) some_fixed |= cg->launch.global_known[d];
+  if (ug || !(ul && k->has_local)) {
     emit_sizes(&c, nd, k->global_size, ug ? opt->global_size : NULL);
-  else
+  } else if (some_fixed) {
+    /* fixed in the dimensions of one work-group (compute_launch) */
+    if (nd > 1) buf_putc(&c, '(');
+    for (int d = 0; d < nd; d++) {
+      if (d) buf_puts(&c, ", ");
+      if (cg->launch.global_known[d]) size_print(&c, cg->launch.global[d]);
+      else emit(&c, "not fixed");
+    }
+    if (nd > 1) buf_putc(&c, ')');
+  } else {
     emit(&c, "not fixed");
+  }
   if (ul || k->has_local) {
     emit(&c, ", local size ");
     emit_sizes(&c, nd, k->local_size, ul ? opt->local_size : NULL);

@@ -172,7 +172,7 @@ import argparse
 import random
 import sys
 
-from gen_high import generate_high_level
+from gen_high import OPTIONAL as HIGH_LEVEL_OPTIONAL, generate_high_level
 from gen_depmaps import DepMaps
 from gen_depresults import DepResults
 from gen_kernel import Kernels
@@ -353,14 +353,19 @@ def main():
     ap.add_argument('--count', type=int, default=1)
     ap.add_argument('--avoid', default='', help='comma-separated patterns to leave out: ' +
                     '; '.join(f'{k}: {v}' for k, v in AVOIDABLE.items()))
-    ap.add_argument('--with', dest='extra', action='append', default=[], choices=sorted(OPTIONAL),
-                    help='a feature that is off by default: ' + '; '.join(f'{k}: {v}' for k, v in OPTIONAL.items()))
+    ap.add_argument('--with', dest='extra', action='append', default=[],
+                    choices=sorted({**OPTIONAL, **HIGH_LEVEL_OPTIONAL}),
+                    help='a feature that is off by default: ' + '; '.join(f'{k}: {v}' for k, v in OPTIONAL.items())
+                    + '; with --high-level: ' + '; '.join(f'{k}: {v}' for k, v in HIGH_LEVEL_OPTIONAL.items()))
     ap.add_argument('--high-level', action='store_true',
                     help='high-level programs (plain map, reduce: no strategy) for the rewrite rules')
     a = ap.parse_args()
+    wrong = [x for x in a.extra if (x in HIGH_LEVEL_OPTIONAL) != a.high_level]
+    if wrong:
+        ap.error(f'--with {wrong[0]} is a feature of ' + ('strategy' if a.high_level else '--high-level') + ' programs')
     if a.high_level:
         for i in range(a.index, a.index + a.count):
-            sys.stdout.write(generate_high_level(a.seed, i) + '\n')
+            sys.stdout.write(generate_high_level(a.seed, i, a.extra) + '\n')
         return
     avoid = [x for x in a.avoid.split(',') if x]
     for i in range(a.index, a.index + a.count):

@@ -57,6 +57,12 @@ generator meant them to be accepted, checked again.  Cheap: no OpenCL.
   float is 0, E0005: a row of a product has at most PRODUCT_FACTORS
   vectors (gen_derived.py, choose_sizes), so that the product stays in
   float's normal range.
+- high-level programs --with neighbours (gen_high.py, neighbours_kernel;
+  run_diff.py --derived --with neighbours): at seed 1 #0-299, at least 15
+  of each shape (a stencil over a chunk's mapped elements, those elements
+  zipped with themselves shifted, permuted, and a tile of rows reduced by
+  columns), every one accepted by `dpia check --high-level`, and the
+  programs without the option what they were (none of those shapes).
 
 Usage: gen_features.py --dpia build/dpia"""
 import argparse
@@ -89,6 +95,40 @@ def derived_product_sizes(dpia):
     if factors > most:
         return [f'derived seed 1119 #43: a product of {factors} vectors a row, which may leave float\'s range:\n{p.text}']
     return []
+
+
+# the shapes of gen_high.py's neighbours_kernel, told apart by their text
+NEIGHBOUR_SHAPES = {
+    'a stencil over a chunk\'s mapped elements': re.compile(r'\|> slide \d+ 1 \|>'),
+    'a chunk\'s mapped elements zipped with themselves shifted': re.compile(r'\(\\t -> zip t \(t \|> pad'),
+    'a chunk\'s mapped elements permuted': re.compile(r'\|> split \d \|> transpose \|> join \|> map'),
+    'a tile of rows reduced by columns': re.compile(r'\|> map \(map .*\) \|> transpose \|> map'),
+}
+
+
+def neighbour_shapes(dpia, tmp):
+    """gen_high.py's neighbours_kernel: each shape drawn at seed 1 #0-299
+    with --with neighbours, each program accepted by dpia check
+    --high-level, and none of them without the option (the failures)"""
+    failures = []
+    texts = [gen.generate_high_level(1, i, ('neighbours',)) for i in range(300)]
+    plain = [gen.generate_high_level(1, i) for i in range(300)]
+    for what, shape in NEIGHBOUR_SHAPES.items():
+        got = [t for t in texts if shape.search(t)]
+        print(f"--with neighbours, {what}: {len(got)} (at least 15)")
+        if len(got) < 15:
+            failures.append(f'--with neighbours, {what}: {len(got)} high-level programs of seed 1 #0-299, '
+                            'expected at least 15')
+        if any(shape.search(t) for t in plain):
+            failures.append(f'{what} in a high-level program of seed 1 #0-299 without --with neighbours')
+        for i, text in enumerate(got):
+            path = os.path.join(tmp, f'n{i}.dpia')
+            with open(path, 'w') as fh:
+                fh.write(text)
+            r = subprocess.run([dpia, 'check', '--high-level', path], capture_output=True, text=True)
+            if r.returncode != 0:
+                failures.append(f'--with neighbours: dpia check --high-level refuses it:\n{text}\n{r.stdout}{r.stderr}')
+    return failures
 
 
 def main():
@@ -150,6 +190,7 @@ def main():
             if r.returncode != 0:
                 failures.append(f'high-level seed {seed} #{index}: dpia check refuses it:\n{text}\n{r.stdout}{r.stderr}')
         failures += derived_product_sizes(a.dpia)
+        failures += neighbour_shapes(a.dpia, tmp)
     for f in failures:
         print('FAIL ' + f)
     return 1 if failures else 0

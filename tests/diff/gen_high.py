@@ -15,6 +15,18 @@ import random
 # interpreter stays fast on [M][N] inputs.
 
 
+# High-level features that are off unless asked for (gen.py --high-level
+# --with, run_diff.py --derived --with): drawn from streams of their own,
+# so that the programs of a seed without them stay as they were.
+OPTIONAL = {
+    'neighbours': 'kernels whose later map reads a map\'s result at other elements than its own: a stencil '
+                  '(padClamp or padCst, then slide) over a chunk\'s mapped elements, a chunk\'s mapped elements '
+                  'zipped with themselves shifted by one, permuted (split, transpose, join), or a tile of rows '
+                  'mapped then reduced by columns (transpose): the lowered program keeps that result in a '
+                  'temporary (private, local or global) that other work-items, or other steps, read',
+}
+
+
 class HighLevel:
     def __init__(self, rng, nested=False):
         self.rng = rng
@@ -192,6 +204,48 @@ class HighLevel:
                 f'  mat\n  |> map (\\{row} -> {elems} |> map (\\{p} -> {term}) |> reduce {op} {z}'
                 f' |> (\\v -> {lanes}))\n')
 
+    def neighbours_kernel(self):
+        """(--with neighbours) a kernel whose later map reads the result of
+        a map at other elements than its own, so that no rule fuses the
+        two and the derived strategy keeps the result in a temporary read
+        across work-items or steps (barriers, the placement of toLocal and
+        toGlobal, the single writers at other launches; gen_derived.py):
+        within chunks of k elements (a work-group's, a work-item's or a
+        run of unrolled steps' when k is at most 16), or a tile of rows"""
+        shape = self.rng.choice(['stencil', 'stencil', 'shift', 'permute', 'columns'])
+        if shape == 'columns':
+            t = self.rng.choice([2, 4, 8, 16])
+            op, z = self.reduction()
+            c = self.name('col')
+            return (f'kernel k (M N: nat) (alpha: float) (mat: [M][N]float) =\n'
+                    f'  mat\n  |> split {t}\n'
+                    f'  |> map (\\t -> t |> map (map {self.fn()}) |> transpose'
+                    f' |> map (\\{c} -> {c} |> reduce {op} {z}))\n')
+        zipped = self.rng.random() < 0.4
+        src = ('zip (zip xs ys) xs' if self.nested else 'zip xs ys') if zipped else 'xs'
+        k = self.rng.choice([4, 8, 8, 16, 16, 32, 64])
+        first = ' |> '.join(self.maps(zipped))
+        c = self.name('c')
+        if shape == 'stencil':
+            w = self.rng.choice([2, 3, 3, 5])
+            left = self.rng.randint(0, w - 1)
+            pad = self.rng.choice([f'padClamp {left} {w - 1 - left}', f'padCst {left} {w - 1 - left} 0.0'])
+            op, z = self.reduction()
+            win = self.name('w')
+            body = f'{c} |> {first} |> {pad} |> slide {w} 1 |> map (\\{win} -> {win} |> reduce {op} {z})'
+        elif shape == 'shift':
+            q = self.name('q')
+            other = self.rng.choice(['t |> padClamp 0 1 |> drop 1', f't |> padClamp 1 0 |> take {k}',
+                                     f't |> padCst 0 2 0.0 |> drop 2'])
+            use = self.rng.choice([f'fst {q} - snd {q} * 0.5', f'fst {q} * snd {q} + alpha',
+                                   f'snd {q} + fst {q} * 0.25'])
+            body = f'{c} |> {first} |> (\\t -> zip t ({other}) |> map (\\{q} -> {use}))'
+        else:
+            s = self.rng.choice([2, 4])
+            body = f'{c} |> {first} |> split {s} |> transpose |> join |> map {self.fn()}'
+        return (f'kernel k (N: nat) (alpha: float) (xs ys: [N]float) =\n'
+                f'  {src}\n  |> split {k}\n  |> map (\\{c} -> {body})\n  |> join\n')
+
     def kernel(self):
         shape = self.rng.choice(['vector', 'vector', 'sum', 'chunks', 'matrix', 'rows'])
         zipped = self.rng.random() < 0.4
@@ -221,8 +275,9 @@ class HighLevel:
         return f'kernel k {params} =\n  {body}\n'
 
 
-def generate_high_level(seed, index):
-    """High-level program number index of the stream seed (its text)."""
+def generate_high_level(seed, index, extra=()):
+    """High-level program number index of the stream seed (its text);
+    extra: the OPTIONAL features asked for."""
     rng = random.Random(f'{seed}:{index}:high-level')
     # drawn apart, so that the other programs of a stream stay as they were
     nested = random.Random(f'{seed}:{index}:nested').random() < 0.3
@@ -235,8 +290,12 @@ def generate_high_level(seed, index):
     product = not loop and not soa and random.Random(f'{seed}:{index}:product').random() < 0.1
     # a sum of vectors (accumulators after reduceLanes), drawn apart too
     vsum = not loop and not soa and not product and random.Random(f'{seed}:{index}:vsum').random() < 0.1
+    # (--with neighbours) a map reading another's result at other
+    # elements, in place of half the others: drawn apart too
+    neighbours = 'neighbours' in extra and random.Random(f'{seed}:{index}:neighbours').random() < 0.5
     hl = HighLevel(rng, nested)
-    text = (hl.soa_kernel() if soa else hl.product_kernel() if product else hl.loop_kernel() if loop
-            else hl.vector_sum_kernel() if vsum else hl.kernel())
-    return (f'-- generated by tests/diff/gen.py --high-level --seed {seed} --index {index}\n'
+    text = (hl.neighbours_kernel() if neighbours else hl.soa_kernel() if soa else hl.product_kernel() if product
+            else hl.loop_kernel() if loop else hl.vector_sum_kernel() if vsum else hl.kernel())
+    with_ = ''.join(f' --with {x}' for x in sorted(extra))
+    return (f'-- generated by tests/diff/gen.py --high-level --seed {seed} --index {index}{with_}\n'
             f'-- ARGS: --high-level\n' + text)
