@@ -24,24 +24,13 @@ static size_t printed_length(const Ix *e) { return e->length; }
  * Tables are only looked up, never iterated: their order cannot reach the
  * output. */
 
-enum { RECENT_SIZES = 64 };
-
 struct IxMemo {
   MemoTable simplified; /* Ix -> Ix */
   MemoTable polys;      /* Ix -> Poly */
   MemoTable parts;      /* Poly -> BestParts */
-  MemoTable sizes;      /* Size -> Ix (scope 0: no range matters) */
   MemoTable steps;      /* (at0, at, lane) -> ix_steps_by_lane's answer */
   MemoTable quotients;  /* at -> ix_exact_quotient's answer (its k in cost) */
-  /* the sizes last asked for by the address of their terms: most are the
-   * very sizes of the types, asked for again at each access (hashing a
-   * size hashes its variables' names); direct-mapped, a lost entry is
-   * found in `sizes` */
-  struct {
-    const SizeTerm *terms;
-    int nterms;
-    const Ix *value;
-  } recent[RECENT_SIZES];
+  IxSizeMemo sizes;     /* Size -> Ix (index_size.c, ix_from_size) */
 };
 
 static IxMemo *memo_of(IxCtx *x) {
@@ -55,7 +44,7 @@ static bool same_ix(const void *user, const void *a, const void *b) {
 }
 
 /* a polynomial's structural hash, its atoms hashed by atom_hash */
-static uint64_t poly_hash(Poly p, uint64_t (*atom_hash)(PolyAtom a)) {
+uint64_t ix_poly_hash(Poly p, uint64_t (*atom_hash)(PolyAtom a)) {
   uint64_t h = hash_mix(0, (uint64_t)p.nterms);
   for (int i = 0; i < p.nterms; i++) {
     const PolyTerm *t = &p.terms[i];
@@ -67,50 +56,7 @@ static uint64_t poly_hash(Poly p, uint64_t (*atom_hash)(PolyAtom a)) {
   return h;
 }
 
-static uint64_t var_hash(PolyAtom a) { return ix_name_hash(a); }
-
-static bool same_size(const void *user, const void *a, const void *b) {
-  (void)user;
-  return size_eq(*(const Size *)a, *(const Size *)b);
-}
-
-/* Sizes recur: each access to an array multiplies by the sizes of its
- * dimensions (codegen/access.c, split_indices). */
-const Ix *ix_from_size(IxCtx *x, Size s) {
-  /* a size with a row is its loop's index: not kept, the same row may be
-   * another loop's elsewhere (a def's dependent map inlined twice) */
-  for (int k = 0; k < x->nrows; k++)
-    if (size_has_var(s, x->row[k])) return ix_size_ix(x, s);
-  IxMemo *m = memo_of(x);
-  uintptr_t at = (uintptr_t)s.terms >> 4;
-  size_t slot = (size_t)((at ^ (at >> 7)) % RECENT_SIZES);
-  /* the same terms are the same size (sizes are never changed, and the
-   * request's arena gives no address twice) */
-  if (s.terms && m->recent[slot].terms == s.terms && m->recent[slot].nterms == s.nterms) return m->recent[slot].value;
-  /* a constant (a type's extent, most often) is its index at once,
-   * cheaper than finding it in `sizes` (size_ix gives the same) */
-  const MemoEntry *known = NULL;
-  const Ix *e;
-  uint64_t hash = 0;
-  MemoTable *memo = &m->sizes;
-  bool constant = s.nterms == 1 && s.terms[0].nfactors == 0 && s.terms[0].den == 1 && s.terms[0].num != INT64_MIN;
-  if (constant) {
-    e = ix_const(x, s.terms[0].num);
-  } else {
-    hash = poly_hash(s, var_hash);
-    known = memo_find(memo, hash, 0, same_size, NULL, &s);
-    e = known ? known->value : ix_size_ix(x, s);
-  }
-  if (!known && !constant) {
-    Size *key = NEW(x->arena, Size);
-    *key = s;
-    memo_put(x->arena, memo, (MemoEntry){key, hash, 0, e, 0}, same_size, NULL);
-  }
-  m->recent[slot].terms = s.terms;
-  m->recent[slot].nterms = s.nterms;
-  m->recent[slot].value = e;
-  return e;
-}
+IxSizeMemo *ix_size_memo(IxCtx *x) { return &memo_of(x)->sizes; }
 
 /* ---- the normal form: sums of products ----
  *
@@ -1167,7 +1113,7 @@ static BestParts *best_parts_of(Simplifier *s, Poly p, int *budget) {
     return flat;
   }
   MemoTable *memo = &memo_of(s->x)->parts;
-  uint64_t hash = poly_hash(p, ix_atom_hash);
+  uint64_t hash = ix_poly_hash(p, ix_atom_hash);
   const MemoEntry *known = memo_find(memo, hash, s->x->scope, same_poly, &s->pc, &p);
   if (known && known->cost <= *budget) {
     *budget -= known->cost;

@@ -3,6 +3,7 @@
 #define DPIA_INDEX_INT_H
 
 #include "index.h"
+#include "memo.h"
 
 #include <stdint.h>
 
@@ -87,5 +88,23 @@ int ix_linear_terms(Arena *a, const Ix *e, PolyTerm **terms);
 /* index_size.c: the index expression of a size, made anew (ix_from_size
  * keeps it for the next equal size) */
 const Ix *ix_size_ix(IxCtx *x, Size s);
+
+/* ix_from_size's part of the index memo (index.c): sizes by value, scope
+ * 0 (no range matters), and the sizes last asked for by the address of
+ * their terms: most are the very sizes of the types, asked for again at
+ * each access (hashing a size hashes its variables' names); direct-mapped,
+ * a lost entry is found in `table` */
+enum { IX_RECENT_SIZES = 64 };
+typedef struct IxSizeMemo {
+  MemoTable table; /* Size -> Ix */
+  struct {
+    const SizeTerm *terms;
+    int nterms;
+    const Ix *value;
+  } recent[IX_RECENT_SIZES];
+} IxSizeMemo;
+IxSizeMemo *ix_size_memo(IxCtx *x);
+/* a polynomial's structural hash, its atoms hashed by atom_hash (index.c) */
+uint64_t ix_poly_hash(Poly p, uint64_t (*atom_hash)(PolyAtom a));
 
 #endif
