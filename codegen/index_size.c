@@ -122,7 +122,7 @@ const Ix *ix_from_size(IxCtx *x, Size s) {
    * another loop's elsewhere (a def's dependent map inlined twice) */
   for (int k = 0; k < x->nrows; k++)
     if (size_has_var(s, x->row[k])) return ix_size_ix(x, s);
-  IxSizeMemo *m = ix_size_memo(x);
+  IxMemo *m = memo_of(x);
   uintptr_t at = (uintptr_t)s.terms >> 4;
   size_t slot = (size_t)((at ^ (at >> 7)) % IX_RECENT_SIZES);
   /* the same terms are the same size (sizes are never changed, and the
@@ -133,7 +133,7 @@ const Ix *ix_from_size(IxCtx *x, Size s) {
   const MemoEntry *known = NULL;
   const Ix *e;
   uint64_t hash = 0;
-  MemoTable *memo = &m->table;
+  MemoTable *memo = &m->sizes;
   bool constant = s.nterms == 1 && s.terms[0].nfactors == 0 && s.terms[0].den == 1 && s.terms[0].num != INT64_MIN;
   if (constant) {
     e = ix_const(x, s.terms[0].num);
