@@ -289,6 +289,8 @@ void ix_flat_sum_read(const Ix *s, IxFlatSum *sum) {
    * reads these only then; copying f's unset bools was undefined) */
   if (sum->apart)
     for (int i = 0; i < n; i++) sum->base[i] = f.base[i], sum->atoms[i] = f.atoms[i];
+  for (int i = 0; i < n; i++)
+    for (int j = i + 1; j < n && sum->apart; j++) sum->pair[i][j] = poly_gcd(sum->c[i], sum->c[j]);
   sum->n = n;
 }
 
@@ -331,19 +333,24 @@ bool ix_flat_constant_key(const IxFlatSum *sum, int64_t k, IxFlatConstantKey *ke
   memset(key, 0, sizeof *key);
   int v = 0;
   key->v[v++] = n;
+  /* each gcd(c[i], k) once; the pairs' gcds read with s (ix_flat_sum_read) */
+  int64_t with_k[FLAT_MAX_TERMS];
   bool apart_from_k = k > 0;
-  for (int i = 0; i < n && apart_from_k; i++) apart_from_k = poly_gcd(c[i], k) == 1;
+  for (int i = 0; i < n && k > 0; i++) {
+    with_k[i] = poly_gcd(c[i], k);
+    apart_from_k &= with_k[i] == 1;
+  }
   if (apart_from_k) {
     key->v[v++] = -1;
     return true;
   }
   key->v[v++] = k == 0 ? 0 : (int64_t)digits(k); /* 0: s alone, no constant */
   for (int i = 0; i < n && k > 0; i++) {
-    int64_t g = poly_gcd(c[i], k);
+    int64_t g = with_k[i];
     key->v[v++] = g;
     key->v[v++] = (int64_t)digits(k / g);
     for (int j = i + 1; j < n; j++) {
-      int64_t pair = poly_gcd(c[i], c[j]);
+      int64_t pair = sum->pair[i][j];
       key->v[v++] = k % pair == 0 ? (int64_t)digits(k / pair) : 0;
     }
   }

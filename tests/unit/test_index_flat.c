@@ -199,6 +199,37 @@ static int xorshift_below(Xorshift *r, int n) {
   return (int)(r->state % (uint64_t)n);
 }
 
+/* ix_flat_constant_key as it was written before the pairs' gcds were read
+ * with the sum (IxFlatSum.pair) and each gcd(c[i], k) taken once: every
+ * gcd asked afresh, the key it must equal */
+static bool reference_constant_key(const IxFlatSum *sum, int64_t k, IxFlatConstantKey *key) {
+  int n = sum->n;
+  const int64_t *c = sum->c;
+  if (n < 0 || n >= 6 || k < 0 || (n >= 2 && !sum->apart)) return false;
+  for (int i = 0; i < n; i++)
+    if (c[i] <= 0) return false;
+  memset(key, 0, sizeof *key);
+  int v = 0;
+  key->v[v++] = n;
+  bool apart_from_k = k > 0;
+  for (int i = 0; i < n && apart_from_k; i++) apart_from_k = poly_gcd(c[i], k) == 1;
+  if (apart_from_k) {
+    key->v[v++] = -1;
+    return true;
+  }
+  key->v[v++] = k == 0 ? 0 : (int64_t)digits(k);
+  for (int i = 0; i < n && k > 0; i++) {
+    int64_t g = poly_gcd(c[i], k);
+    key->v[v++] = g;
+    key->v[v++] = (int64_t)digits(k / g);
+    for (int j = i + 1; j < n; j++) {
+      int64_t pair = poly_gcd(c[i], c[j]);
+      key->v[v++] = k % pair == 0 ? (int64_t)digits(k / pair) : 0;
+    }
+  }
+  return true;
+}
+
 /* ix_flat_sum_shortest and ix_flat_constant_key: one flat sum s with a
  * constant k, k the step of an unrolled loop (codegen/unroll_step.c reads
  * s once, and takes the answer of the first constant of a key for every
@@ -240,8 +271,12 @@ static void test_flat_constant_key(Trees *t) {
       if (ix_flat_sum_shortest(&read, k) != answer && wrong++ < 10)
         fprintf(stderr, "test_index_flat.c: %s + %lld: shortest %d, read once %d\n", s ? print(t, s) : "0", (long long)k,
                 answer, !answer);
-      IxFlatConstantKey key;
-      if (!ix_flat_constant_key(&read, k, &key)) continue;
+      IxFlatConstantKey key, reference;
+      bool keyed = ix_flat_constant_key(&read, k, &key);
+      if ((keyed != reference_constant_key(&read, k, &reference) || (keyed && memcmp(&key, &reference, sizeof key) != 0)) &&
+          wrong++ < 10)
+        fprintf(stderr, "test_index_flat.c: %s + %lld: a key not the reference's\n", s ? print(t, s) : "0", (long long)k);
+      if (!keyed) continue;
       int seen = -1;
       for (int q = 0; q < nkeys && seen < 0; q++)
         if (memcmp(&keys[q], &key, sizeof key) == 0) seen = q;
