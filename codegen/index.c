@@ -22,94 +22,11 @@ static size_t printed_length(const Ix *e) { return e->length; }
  * subexpressions (to_poly), the printed forms of polynomials (best_parts)
  * and the expressions of sizes (ix_from_size, whatever the ranges).
  * Tables are only looked up, never iterated: their order cannot reach the
- * output. */
-
-enum { RECENT_SIZES = 64 };
-
-struct IxMemo {
-  MemoTable simplified; /* Ix -> Ix */
-  MemoTable polys;      /* Ix -> Poly */
-  MemoTable parts;      /* Poly -> BestParts */
-  MemoTable sizes;      /* Size -> Ix (scope 0: no range matters) */
-  MemoTable steps;      /* (at0, at, lane) -> ix_steps_by_lane's answer */
-  MemoTable quotients;  /* at -> ix_exact_quotient's answer (its k in cost) */
-  /* the sizes last asked for by the address of their terms: most are the
-   * very sizes of the types, asked for again at each access (hashing a
-   * size hashes its variables' names); direct-mapped, a lost entry is
-   * found in `sizes` */
-  struct {
-    const SizeTerm *terms;
-    int nterms;
-    const Ix *value;
-  } recent[RECENT_SIZES];
-};
-
-static IxMemo *memo_of(IxCtx *x) {
-  if (!x->memo) x->memo = NEW(x->arena, IxMemo); /* zeroed: empty tables */
-  return x->memo;
-}
+ * output.  (IxMemo and memo_of: index_int.h, shared with index_size.c.) */
 
 static bool same_ix(const void *user, const void *a, const void *b) {
   (void)user;
   return ix_equal(a, b);
-}
-
-/* a polynomial's structural hash, its atoms hashed by atom_hash */
-static uint64_t poly_hash(Poly p, uint64_t (*atom_hash)(PolyAtom a)) {
-  uint64_t h = hash_mix(0, (uint64_t)p.nterms);
-  for (int i = 0; i < p.nterms; i++) {
-    const PolyTerm *t = &p.terms[i];
-    h = hash_mix(hash_mix(h, (uint64_t)t->num), (uint64_t)t->den);
-    for (int j = 0; j < t->nfactors; j++) {
-      h = hash_mix(hash_mix(h, atom_hash(t->factors[j].atom)), (uint64_t)t->factors[j].exp);
-    }
-  }
-  return h;
-}
-
-static uint64_t var_hash(PolyAtom a) { return ix_name_hash(a); }
-
-static bool same_size(const void *user, const void *a, const void *b) {
-  (void)user;
-  return size_eq(*(const Size *)a, *(const Size *)b);
-}
-
-/* Sizes recur: each access to an array multiplies by the sizes of its
- * dimensions (codegen/access.c, split_indices). */
-const Ix *ix_from_size(IxCtx *x, Size s) {
-  /* a size with a row is its loop's index: not kept, the same row may be
-   * another loop's elsewhere (a def's dependent map inlined twice) */
-  for (int k = 0; k < x->nrows; k++)
-    if (size_has_var(s, x->row[k])) return ix_size_ix(x, s);
-  IxMemo *m = memo_of(x);
-  uintptr_t at = (uintptr_t)s.terms >> 4;
-  size_t slot = (size_t)((at ^ (at >> 7)) % RECENT_SIZES);
-  /* the same terms are the same size (sizes are never changed, and the
-   * request's arena gives no address twice) */
-  if (s.terms && m->recent[slot].terms == s.terms && m->recent[slot].nterms == s.nterms) return m->recent[slot].value;
-  /* a constant (a type's extent, most often) is its index at once,
-   * cheaper than finding it in `sizes` (size_ix gives the same) */
-  const MemoEntry *known = NULL;
-  const Ix *e;
-  uint64_t hash = 0;
-  MemoTable *memo = &m->sizes;
-  bool constant = s.nterms == 1 && s.terms[0].nfactors == 0 && s.terms[0].den == 1 && s.terms[0].num != INT64_MIN;
-  if (constant) {
-    e = ix_const(x, s.terms[0].num);
-  } else {
-    hash = poly_hash(s, var_hash);
-    known = memo_find(memo, hash, 0, same_size, NULL, &s);
-    e = known ? known->value : ix_size_ix(x, s);
-  }
-  if (!known && !constant) {
-    Size *key = NEW(x->arena, Size);
-    *key = s;
-    memo_put(x->arena, memo, (MemoEntry){key, hash, 0, e, 0}, same_size, NULL);
-  }
-  m->recent[slot].terms = s.terms;
-  m->recent[slot].nterms = s.nterms;
-  m->recent[slot].value = e;
-  return e;
 }
 
 /* ---- the normal form: sums of products ----
@@ -627,16 +544,25 @@ static Term common_factor(Simplifier *s, Poly a, Poly k) {
 
 static Poly divide_exactly(Simplifier *s, Poly p, const Term *g) {
   Term *terms = NEWARRAY(s->arena, Term, p.nterms > 0 ? p.nterms : 1);
-  for (int i = 0; i < p.nterms; i++) {
-    if (!poly_term_divide(&s->pc, &p.terms[i], g, &terms[i])) INTERNAL("common factor does not divide");
-  }
   /* by a constant (a vector offset's flat/16, each unrolled step's: issue
    * 35): the monomials are p's, in its order and distinct, the
    * coefficients exact quotients, none 0, so that poly_normalise would
-   * move and merge nothing (as try_factor's in_order, below) */
+   * move and merge nothing (as try_factor's in_order, below); and each
+   * term's factors are its own, shared as try_factor's rest shares them
+   * (a polynomial's factors are never written), not copied one by one
+   * (poly_term_divide, which also divides the atoms) */
   if (g->nfactors == 0) {
+    ASSERT(g->num > 0 && g->den == 1); /* poly_term_divide's divisor */
+    for (int i = 0; i < p.nterms; i++) {
+      const Term *t = &p.terms[i];
+      if (t->den != 1 || t->num % g->num != 0) INTERNAL("common factor does not divide");
+      terms[i] = (Term){t->num / g->num, 1, t->nfactors, t->nfactors > 0 ? t->factors : NULL};
+    }
     if (p.nterms > s->pc.max_terms) s->pc.overflow = true;
     return (Poly){p.nterms, p.nterms > 0 ? terms : NULL};
+  }
+  for (int i = 0; i < p.nterms; i++) {
+    if (!poly_term_divide(&s->pc, &p.terms[i], g, &terms[i])) INTERNAL("common factor does not divide");
   }
   return poly_normalise(&s->pc, terms, p.nterms);
 }
@@ -1167,7 +1093,7 @@ static BestParts *best_parts_of(Simplifier *s, Poly p, int *budget) {
     return flat;
   }
   MemoTable *memo = &memo_of(s->x)->parts;
-  uint64_t hash = poly_hash(p, ix_atom_hash);
+  uint64_t hash = ix_poly_hash(p, ix_atom_hash);
   const MemoEntry *known = memo_find(memo, hash, s->x->scope, same_poly, &s->pc, &p);
   if (known && known->cost <= *budget) {
     *budget -= known->cost;
@@ -1197,21 +1123,28 @@ static const Ix *best_sum(Simplifier *s, Poly p, int *budget) {
   return best->sum;
 }
 
-static const Ix *build(Simplifier *s, Poly p) {
-  int64_t v, g = 0;
-  if (poly_const_value(p, &v)) return ix_const(s->x, v);
+/* build(p) of at least two terms where the search's choice is known
+ * (chosen: g, 0 for the flat sum) or not */
+static inline const Ix *build_chosen(Simplifier *s, Poly p, bool chosen, int64_t g) {
   int budget = BUILD_BUDGET;
-  /* a sum whose atoms are each in one term: the search's choice replayed
-   * on integers (index_flat.c), its trials spared; the factoring made as
-   * the search makes it (its inner searches, which did not run out there,
-   * find the same with more of the budget) */
-  bool win_ties = false, chosen = !s->search_only && ix_flat_search_choice(p, BUILD_BUDGET, &g);
+  bool win_ties = false;
   if (chosen && g == 0) return assemble(s, signed_parts(s, p));
   Term f = {g, 1, 0, NULL};
   Parts parts;
   if (chosen && (budget--, factoring(s, p, &f, ix_const(s->x, g), &win_ties, &budget, &parts)))
     return assemble(s, parts);
   return best_sum(s, p, &(int){BUILD_BUDGET});
+}
+
+static const Ix *build(Simplifier *s, Poly p) {
+  int64_t v, g = 0;
+  if (poly_const_value(p, &v)) return ix_const(s->x, v);
+  /* a sum whose atoms are each in one term: the search's choice replayed
+   * on integers (index_flat.c), its trials spared; the factoring made as
+   * the search makes it (its inner searches, which did not run out there,
+   * find the same with more of the budget) */
+  bool chosen = !s->search_only && ix_flat_search_choice(p, BUILD_BUDGET, &g);
+  return build_chosen(s, p, chosen, g);
 }
 
 const Ix *ix_build_form(IxCtx *x, const Ix *e, bool shortcuts) {
@@ -1436,9 +1369,10 @@ static size_t shortest_bound(Simplifier *s, Poly p, size_t flat) {
   return grouped < flat ? grouped : flat;
 }
 
-static const Ix *exact_quotient(IxCtx *x, const Ix *at, int64_t k) {
+static const Ix *exact_quotient(IxCtx *x, const Ix *at, int64_t k, bool shortcuts) {
   Simplifier s;
   simplifier_init(&s, x);
+  s.search_only = !shortcuts;
   Poly p = to_poly(&s, at); /* ix_multiple_of's, and ix_simplify(at)'s */
   if (s.pc.overflow || p.nterms < 2 || !plain_atoms(p)) return NULL;
   for (int i = 0; i < p.nterms; i++) {
@@ -1453,12 +1387,22 @@ static const Ix *exact_quotient(IxCtx *x, const Ix *at, int64_t k) {
   Term by_k = {k, 1, 0, NULL};
   Poly q = divide_exactly(&s, p, &by_k);
   if (s.pc.overflow) return NULL;
-  /* an unrolled step's quotient, wg*4096 + lid*16 + 3, is new at each step (build replays its search) */
-  const Ix *quotient = build(&s, q);
+  /* the quotient, wg*4096 + lid*64 + i, is new at each vector address (build replays its search): p's
+   * terms read once for its search's choice and p's flat length (index_flat.c), where they can be */
+  size_t flat;
+  int64_t g;
+  bool chosen;
+  const Ix *quotient;
+  if (shortcuts && ix_flat_quotient_choice(p, k, BUILD_BUDGET, &flat, &chosen, &g)) {
+    quotient = build_chosen(&s, q, chosen, g);
+  } else {
+    quotient = build(&s, q);
+    flat = parts_length(&s, flat_parts(&s, p));
+  }
   if (s.pc.overflow) return NULL;
   /* S/k prints at least S, '/' and k; S's length is at most at's, at least shortest_bound's (which counts
    * parentheses p may not have), and where ix_flat_is_shortest(p) the lesser of the flat sum's and at's */
-  size_t flat = parts_length(&s, flat_parts(&s, p)), bound = shortest_bound(&s, p, flat);
+  size_t bound = shortest_bound(&s, p, flat);
   size_t extra = 1 + digits_of((uint64_t)k), length = printed_length(quotient);
   if (length <= (at->length < bound ? at->length : bound) + extra) return quotient;
   return ix_flat_is_shortest(p) && length <= (at->length < flat ? at->length : flat) + extra ? quotient : NULL;
@@ -1471,12 +1415,16 @@ const Ix *ix_exact_quotient(IxCtx *x, const Ix *at, int64_t k) {
   MemoTable *memo = &memo_of(x)->quotients;
   const MemoEntry *known = memo_find(memo, at->hash, x->scope, same_ix, NULL, at);
   if (known && known->cost == (int)k) return known->value == memo ? NULL : known->value;
-  const Ix *quotient = exact_quotient(x, at, k);
+  const Ix *quotient = exact_quotient(x, at, k, true);
   if (!known) {
     memo_put(x->arena, memo, (MemoEntry){at, at->hash, x->scope, quotient ? (const void *)quotient : memo, (int)k},
              same_ix, NULL);
   }
   return quotient;
+}
+
+const Ix *ix_exact_quotient_form(IxCtx *x, const Ix *at, int64_t k, bool shortcuts) {
+  return k < 2 || k > INT32_MAX ? NULL : exact_quotient(x, at, k, shortcuts);
 }
 
 bool ix_provably_less(IxCtx *x, const Ix *e, const Ix *bound) {

@@ -193,6 +193,9 @@ typedef struct IxFlatSum {
   int64_t c[6];
   size_t base[6];
   bool atoms[6];
+  /* gcd(c[i], c[j]) for i < j at pair[i][j]: the same at every constant
+   * (ix_flat_constant_key asks them at each step) */
+  int64_t pair[6][6];
 } IxFlatSum;
 void ix_flat_sum_read(const Ix *s, IxFlatSum *sum);
 /* ix_is_flat_and_shortest(s + k), k >= 0 (index_flat.c) */

@@ -181,7 +181,14 @@ static bool read_terms(Poly p, FlatTerms *f, int64_t *c) {
   for (int i = 0; i < p.nterms; i++) {
     PolyTerm one = p.terms[i];
     one.num = 1;
-    f->base[i] = ix_term_part(&one).length;
+    /* one atom to the first power prints as itself (ix_term_part's lone
+     * atom of coefficient 1: its length, its parentheses not asked for);
+     * a constant's base is never read (term_length: its digits) */
+    if (one.nfactors == 1 && one.factors[0].exp == 1) {
+      f->base[i] = ((const Ix *)one.factors[0].atom)->length;
+    } else {
+      f->base[i] = one.nfactors == 0 ? 1 : ix_term_part(&one).length;
+    }
     f->atoms[i] = one.nfactors > 0;
   }
   return true;
@@ -282,6 +289,8 @@ void ix_flat_sum_read(const Ix *s, IxFlatSum *sum) {
    * reads these only then; copying f's unset bools was undefined) */
   if (sum->apart)
     for (int i = 0; i < n; i++) sum->base[i] = f.base[i], sum->atoms[i] = f.atoms[i];
+  for (int i = 0; i < n; i++)
+    for (int j = i + 1; j < n && sum->apart; j++) sum->pair[i][j] = poly_gcd(sum->c[i], sum->c[j]);
   sum->n = n;
 }
 
@@ -324,19 +333,24 @@ bool ix_flat_constant_key(const IxFlatSum *sum, int64_t k, IxFlatConstantKey *ke
   memset(key, 0, sizeof *key);
   int v = 0;
   key->v[v++] = n;
+  /* each gcd(c[i], k) once; the pairs' gcds read with s (ix_flat_sum_read) */
+  int64_t with_k[FLAT_MAX_TERMS];
   bool apart_from_k = k > 0;
-  for (int i = 0; i < n && apart_from_k; i++) apart_from_k = poly_gcd(c[i], k) == 1;
+  for (int i = 0; i < n && k > 0; i++) {
+    with_k[i] = poly_gcd(c[i], k);
+    apart_from_k &= with_k[i] == 1;
+  }
   if (apart_from_k) {
     key->v[v++] = -1;
     return true;
   }
   key->v[v++] = k == 0 ? 0 : (int64_t)digits(k); /* 0: s alone, no constant */
   for (int i = 0; i < n && k > 0; i++) {
-    int64_t g = poly_gcd(c[i], k);
+    int64_t g = with_k[i];
     key->v[v++] = g;
     key->v[v++] = (int64_t)digits(k / g);
     for (int j = i + 1; j < n; j++) {
-      int64_t pair = poly_gcd(c[i], c[j]);
+      int64_t pair = sum->pair[i][j];
       key->v[v++] = k % pair == 0 ? (int64_t)digits(k / pair) : 0;
     }
   }
@@ -451,6 +465,41 @@ bool ix_flat_search_choice(Poly p, int budget, int64_t *g) {
    * strictly shorter, whatever it tried */
   *g = 0;
   return no_factoring_shorter(&f, c);
+}
+
+/* ---- a vector's offset: the element index read once ----
+ *
+ * ix_exact_quotient (index.c) weighs build(q), q = p/k (every coefficient
+ * of p a multiple of k), against p's flat sum.  q's terms are p's with
+ * their coefficients over k: the same atoms (a division by a constant
+ * leaves them), so the same parts with coefficient 1, positive where p's
+ * are, and no atom of two terms where p has none.  read_terms takes one
+ * exactly where it takes the other, with the same FlatTerms, so p's terms
+ * are read once for both: p's flat length (term_length, as
+ * ix_flat_is_shortest counts it) and ix_flat_search_choice(q) on c[]/k. */
+bool ix_flat_quotient_choice(Poly p, int64_t k, int budget, size_t *flat, bool *chosen, int64_t *g) {
+  *g = 0;
+  *chosen = false;
+  if (k < 1 || p.nterms < 2 || p.nterms > FLAT_MAX_TERMS) return false;
+  FlatTerms f;
+  int64_t c[FLAT_MAX_TERMS], over_k[FLAT_MAX_TERMS];
+  if (!read_terms(p, &f, c)) return false;
+  unsigned all = (1u << f.n) - 1;
+  *flat = flat_length(&f, c, all);
+  for (int i = 0; i < f.n; i++) {
+    if (c[i] % k != 0) return false; /* not p/k: the caller's to rule out */
+    over_k[i] = c[i] / k;
+  }
+  Replay r = {&f, 0, budget};
+  bool alone;
+  replay(&r, over_k, all, g, &alone);
+  if (r.trials <= budget) {
+    *chosen = true;
+    return true;
+  }
+  *g = 0; /* as ix_flat_search_choice, where the search stopped early */
+  *chosen = no_factoring_shorter(&f, over_k);
+  return true;
 }
 
 /* no two of p's coefficients with a common factor the search would try

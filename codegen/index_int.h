@@ -3,6 +3,7 @@
 #define DPIA_INDEX_INT_H
 
 #include "index.h"
+#include "memo.h"
 
 #include <stdint.h>
 
@@ -42,6 +43,11 @@ bool ix_flat_is_shortest(Poly p);
  * terms, and the search within `budget` trials): true with *g = 0 for
  * the flat sum; false where it cannot tell */
 bool ix_flat_search_choice(Poly p, int budget, int64_t *g);
+/* p's flat length into *flat and ix_flat_search_choice(p/k, budget, g)
+ * into *chosen and *g, p's terms read once (a vector's offset, index.c:
+ * ix_exact_quotient); false where read_terms takes none of them (or a
+ * coefficient is no multiple of k), *flat then unset */
+bool ix_flat_quotient_choice(Poly p, int64_t k, int budget, size_t *flat, bool *chosen, int64_t *g);
 /* the least lengths of the factored forms of all n terms (index_flat.c,
  * factored: *single a group alone, *sum the rest plus a group, SIZE_MAX
  * where none), terms of flat parts base[] (coefficient 1), atoms[] whether
@@ -54,6 +60,11 @@ bool ix_coprime_coefficients(Poly p);
 /* build(to_poly(e)) (index.c), by the search alone where !shortcuts (what
  * index_flat.c's answers must agree with: tests/unit/test_index.c) */
 const Ix *ix_build_form(IxCtx *x, const Ix *e, bool shortcuts);
+/* ix_exact_quotient(e, k) (index.c) uncached, with index_flat.c's
+ * reading of the element index once where shortcuts, by the flat sum's
+ * parts and build's own replay where not (what the first must agree with:
+ * tests/unit/test_index_flat.c) */
+const Ix *ix_exact_quotient_form(IxCtx *x, const Ix *at, int64_t k, bool shortcuts);
 /* a name's hash, by its text (not its address: deterministic) */
 uint64_t ix_name_hash(Sym name);
 /* the text of an expression atom (IX_EXPR), through the printer given */
@@ -87,5 +98,44 @@ int ix_linear_terms(Arena *a, const Ix *e, PolyTerm **terms);
 /* index_size.c: the index expression of a size, made anew (ix_from_size
  * keeps it for the next equal size) */
 const Ix *ix_size_ix(IxCtx *x, Size s);
+
+/* the index memo (index.c says what it keeps and why) */
+enum { IX_RECENT_SIZES = 64 };
+struct IxMemo {
+  MemoTable simplified; /* Ix -> Ix */
+  MemoTable polys;      /* Ix -> Poly */
+  MemoTable parts;      /* Poly -> BestParts */
+  MemoTable sizes;      /* Size -> Ix (scope 0: no range matters; index_size.c) */
+  MemoTable steps;      /* (at0, at, lane) -> ix_steps_by_lane's answer */
+  MemoTable quotients;  /* at -> ix_exact_quotient's answer (its k in cost) */
+  /* the sizes last asked for by the address of their terms: most are the
+   * very sizes of the types, asked for again at each access (hashing a
+   * size hashes its variables' names); direct-mapped, a lost entry is
+   * found in `sizes` */
+  struct {
+    const SizeTerm *terms;
+    int nterms;
+    const Ix *value;
+  } recent[IX_RECENT_SIZES];
+};
+
+static inline IxMemo *memo_of(IxCtx *x) {
+  if (!x->memo) x->memo = NEW(x->arena, IxMemo); /* zeroed: empty tables */
+  return x->memo;
+}
+
+/* a polynomial's structural hash, its atoms hashed by atom_hash (the
+ * memo's keys: index.c's printed forms, index_size.c's sizes) */
+static inline uint64_t ix_poly_hash(Poly p, uint64_t (*atom_hash)(PolyAtom a)) {
+  uint64_t h = hash_mix(0, (uint64_t)p.nterms);
+  for (int i = 0; i < p.nterms; i++) {
+    const PolyTerm *t = &p.terms[i];
+    h = hash_mix(hash_mix(h, (uint64_t)t->num), (uint64_t)t->den);
+    for (int j = 0; j < t->nfactors; j++) {
+      h = hash_mix(hash_mix(h, atom_hash(t->factors[j].atom)), (uint64_t)t->factors[j].exp);
+    }
+  }
+  return h;
+}
 
 #endif

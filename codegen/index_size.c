@@ -1,7 +1,8 @@
 /* index_size.c: a size (size.h) as an index expression over the nat
- * parameters, made anew (index.h: ix_from_size keeps them, index.c). */
+ * parameters (index.h: ix_from_size), kept in the index memo (index.c). */
 #include "index.h"
 #include "index_int.h"
+#include "memo.h"
 
 /* ---- sizes ----
  *
@@ -103,4 +104,51 @@ const Ix *ix_size_ix(IxCtx *x, Size s) {
     }
   }
   return sum;
+}
+
+/* ---- the memo of sizes ---- */
+
+static uint64_t var_hash(PolyAtom a) { return ix_name_hash(a); }
+
+static bool same_size(const void *user, const void *a, const void *b) {
+  (void)user;
+  return size_eq(*(const Size *)a, *(const Size *)b);
+}
+
+/* Sizes recur: each access to an array multiplies by the sizes of its
+ * dimensions (codegen/access.c, split_indices). */
+const Ix *ix_from_size(IxCtx *x, Size s) {
+  /* a size with a row is its loop's index: not kept, the same row may be
+   * another loop's elsewhere (a def's dependent map inlined twice) */
+  for (int k = 0; k < x->nrows; k++)
+    if (size_has_var(s, x->row[k])) return ix_size_ix(x, s);
+  IxMemo *m = memo_of(x);
+  uintptr_t at = (uintptr_t)s.terms >> 4;
+  size_t slot = (size_t)((at ^ (at >> 7)) % IX_RECENT_SIZES);
+  /* the same terms are the same size (sizes are never changed, and the
+   * request's arena gives no address twice) */
+  if (s.terms && m->recent[slot].terms == s.terms && m->recent[slot].nterms == s.nterms) return m->recent[slot].value;
+  /* a constant (a type's extent, most often) is its index at once,
+   * cheaper than finding it in `sizes` (size_ix gives the same) */
+  const MemoEntry *known = NULL;
+  const Ix *e;
+  uint64_t hash = 0;
+  MemoTable *memo = &m->sizes;
+  bool constant = s.nterms == 1 && s.terms[0].nfactors == 0 && s.terms[0].den == 1 && s.terms[0].num != INT64_MIN;
+  if (constant) {
+    e = ix_const(x, s.terms[0].num);
+  } else {
+    hash = ix_poly_hash(s, var_hash);
+    known = memo_find(memo, hash, 0, same_size, NULL, &s);
+    e = known ? known->value : ix_size_ix(x, s);
+  }
+  if (!known && !constant) {
+    Size *key = NEW(x->arena, Size);
+    *key = s;
+    memo_put(x->arena, memo, (MemoEntry){key, hash, 0, e, 0}, same_size, NULL);
+  }
+  m->recent[slot].terms = s.terms;
+  m->recent[slot].nterms = s.nterms;
+  m->recent[slot].value = e;
+  return e;
 }

@@ -199,6 +199,37 @@ static int xorshift_below(Xorshift *r, int n) {
   return (int)(r->state % (uint64_t)n);
 }
 
+/* ix_flat_constant_key as it was written before the pairs' gcds were read
+ * with the sum (IxFlatSum.pair) and each gcd(c[i], k) taken once: every
+ * gcd asked afresh, the key it must equal */
+static bool reference_constant_key(const IxFlatSum *sum, int64_t k, IxFlatConstantKey *key) {
+  int n = sum->n;
+  const int64_t *c = sum->c;
+  if (n < 0 || n >= 6 || k < 0 || (n >= 2 && !sum->apart)) return false;
+  for (int i = 0; i < n; i++)
+    if (c[i] <= 0) return false;
+  memset(key, 0, sizeof *key);
+  int v = 0;
+  key->v[v++] = n;
+  bool apart_from_k = k > 0;
+  for (int i = 0; i < n && apart_from_k; i++) apart_from_k = poly_gcd(c[i], k) == 1;
+  if (apart_from_k) {
+    key->v[v++] = -1;
+    return true;
+  }
+  key->v[v++] = k == 0 ? 0 : (int64_t)digits(k);
+  for (int i = 0; i < n && k > 0; i++) {
+    int64_t g = poly_gcd(c[i], k);
+    key->v[v++] = g;
+    key->v[v++] = (int64_t)digits(k / g);
+    for (int j = i + 1; j < n; j++) {
+      int64_t pair = poly_gcd(c[i], c[j]);
+      key->v[v++] = k % pair == 0 ? (int64_t)digits(k / pair) : 0;
+    }
+  }
+  return true;
+}
+
 /* ix_flat_sum_shortest and ix_flat_constant_key: one flat sum s with a
  * constant k, k the step of an unrolled loop (codegen/unroll_step.c reads
  * s once, and takes the answer of the first constant of a key for every
@@ -240,8 +271,12 @@ static void test_flat_constant_key(Trees *t) {
       if (ix_flat_sum_shortest(&read, k) != answer && wrong++ < 10)
         fprintf(stderr, "test_index_flat.c: %s + %lld: shortest %d, read once %d\n", s ? print(t, s) : "0", (long long)k,
                 answer, !answer);
-      IxFlatConstantKey key;
-      if (!ix_flat_constant_key(&read, k, &key)) continue;
+      IxFlatConstantKey key, reference;
+      bool keyed = ix_flat_constant_key(&read, k, &key);
+      if ((keyed != reference_constant_key(&read, k, &reference) || (keyed && memcmp(&key, &reference, sizeof key) != 0)) &&
+          wrong++ < 10)
+        fprintf(stderr, "test_index_flat.c: %s + %lld: a key not the reference's\n", s ? print(t, s) : "0", (long long)k);
+      if (!keyed) continue;
       int seen = -1;
       for (int q = 0; q < nkeys && seen < 0; q++)
         if (memcmp(&keys[q], &key, sizeof key) == 0) seen = q;
@@ -388,6 +423,66 @@ static void test_search_replay(Trees *t) {
   printf("index_flat: search replay: %d sums, %d grouped\n", sums, grouped);
 }
 
+/* a vector's offset (ix_exact_quotient) with the element index's terms
+ * read once (index_flat.c, ix_flat_quotient_choice: p's flat length and
+ * the replay of the quotient's search on p's coefficients over k) against
+ * the same computed the long way (the flat sum's parts measured, the
+ * quotient's form by the search itself): the same answer, the same node
+ * or none, for thousands of random multiples of k of two to six terms
+ * whose coefficients share factors (so that the quotient's form is
+ * grouped or flat, shorter than the inner form or not), and the bench's
+ * offsets (wg*G + lid)*C + i*V + c times k */
+static void test_quotient_read_once(Trees *t) {
+  static const int64_t coefficients[] = {1, 2, 3, 4, 6, 8, 10, 12, 15, 16, 30, 32, 64, 100, 128, 256, 1000, 1024, 4096};
+  static const int64_t widths[] = {2, 3, 4, 8, 16};
+  static const char *const names[] = {"wg", "lid", "i", "j", "gid", "l"};
+  IxCtx ix;
+  ix_init(&ix, t->arena);
+  const Ix *wg = ix_var(&ix, intern_cstr(t->names, "wg")), *lid = ix_var(&ix, intern_cstr(t->names, "lid"));
+  const Ix *i = ix_var(&ix, intern_cstr(t->names, "i"));
+  int wrong = 0, answered = 0, grouped = 0, declined = 0;
+  Xorshift rng = {0x853c49e6748fea9bu};
+  enum { RANDOM = 8000, BENCH = 5 * 8 * 5 * 3 };
+  for (int n = 0; n < RANDOM + BENCH; n++) {
+    int64_t k = widths[xorshift_below(&rng, (int)DPIA_COUNTOF(widths))];
+    const Ix *e = NULL;
+    if (n >= RANDOM) {
+      int m = n - RANDOM;
+      int64_t group = 32 << (m % 5), chunk = 16 << (m / 5 % 8), width = 1 << (m / 40 % 5);
+      const Ix *row = ix_add(&ix, ix_mul(&ix, wg, ix_const(&ix, group)), lid);
+      e = ix_add(&ix, ix_mul(&ix, row, ix_const(&ix, chunk)), ix_mul(&ix, i, ix_const(&ix, width)));
+      if (m / 200) e = ix_add(&ix, e, ix_const(&ix, m / 200));
+    } else {
+      int terms = xorshift_below(&rng, 5) + 2;
+      for (int q = 0; q < terms; q++) {
+        const Ix *term = ix_var(&ix, intern_cstr(t->names, names[q]));
+        if (xorshift_below(&rng, 12) == 0) term = ix_mul(&ix, term, ix_var(&ix, intern_cstr(t->names, "N")));
+        if (xorshift_below(&rng, 30) == 0) term = ix_var(&ix, intern_cstr(t->names, names[0]));
+        int64_t c = coefficients[xorshift_below(&rng, (int)DPIA_COUNTOF(coefficients))];
+        if (xorshift_below(&rng, 3) == 0) c *= coefficients[xorshift_below(&rng, 10)];
+        term = q == terms - 1 && xorshift_below(&rng, 3) == 0 ? ix_const(&ix, c) : ix_mul(&ix, term, ix_const(&ix, c));
+        e = e ? ix_add(&ix, e, term) : term;
+      }
+    }
+    const Ix *at = ix_mul(&ix, e, ix_const(&ix, k));
+    const Ix *read_once = ix_exact_quotient_form(&ix, at, k, true), *long_way = ix_exact_quotient_form(&ix, at, k, false);
+    bool same = read_once && long_way ? ix_equal(read_once, long_way) : read_once == long_way;
+    if (!same && wrong++ < 10)
+      fprintf(stderr, "test_index_flat.c: %s in vectors of %lld: read once `%s`, the long way `%s`\n", print(t, at),
+              (long long)k, read_once ? print(t, read_once) : "(none)", long_way ? print(t, long_way) : "(none)");
+    if (!long_way) {
+      declined++;
+      continue;
+    }
+    answered++;
+    grouped += strchr(print(t, long_way), '(') != NULL;
+  }
+  record_at(wrong == 0, __LINE__, "the offset with the index read once is the long way's (see above)");
+  /* not vacuous: offsets answered, grouped and flat, and some declined */
+  CHECK(answered > RANDOM / 3 && grouped > 100 && grouped < answered - answered / 10 && declined > 0);
+  printf("index_flat: vector offsets read once: %d answered (%d grouped), %d declined\n", answered, grouped, declined);
+}
+
 int main(void) {
   test_against_reference();
   DpiaMem mem;
@@ -406,6 +501,7 @@ int main(void) {
   test_flat_constant_key(&trees);
   test_flat_constant_profile(&trees);
   test_search_replay(&trees);
+  test_quotient_read_once(&trees);
   arena_free(&arena);
   printf("index_flat: %d passed, %d failed\n", passed, failed);
   return failed == 0 ? 0 : 1;
