@@ -1306,6 +1306,24 @@ static void settle_requirement(Checker *c, Vec *pre, const Requirement *r, int i
   }
 }
 
+enum { REQ_BUCKETS = 16, REQ_ONE_CHAIN = 4, REQ_FEW = 32 };
+
+/* settle_requirements' key of a requirement of kind positive on the zonked
+ * size s: of what size_eq compares first (the number of terms, the first
+ * term's coefficient and factor count), so that sizes size_eq finds equal
+ * have one key; below REQ_BUCKETS */
+static unsigned requirement_key(Size s, bool positive) {
+  uint64_t h = (uint64_t)s.nterms * 2 + positive;
+  if (s.nterms > 0) {
+    h = h * 31 + (uint64_t)s.terms[0].num;
+    h = h * 31 + (uint64_t)s.terms[0].den;
+    h = h * 31 + (uint64_t)s.terms[0].nfactors;
+  }
+  h ^= h >> 17;
+  h *= 0x9E3779B97F4A7C15u;
+  return (unsigned)(h >> 60) % REQ_BUCKETS;
+}
+
 /* Settle the requirements of a declaration: constant ones are decided now,
  * symbolic ones become preconditions (spec section 3). */
 static void settle_requirements(Checker *c, DefInfo *def) {
@@ -1316,21 +1334,41 @@ static void settle_requirements(Checker *c, DefInfo *def) {
   def->req_sizes = NEWARRAY(c->arena, Size, c->reqs.len);
   def->req_positive = NEWARRAY(c->arena, bool, c->reqs.len);
   /* each requirement's first of the same kind and size (itself if none
-   * before), and each distinct one's first */
-  int *first_of = NEWARRAY(c->arena, int, c->reqs.len > 0 ? c->reqs.len : 1);
-  int *first_req = NEWARRAY(c->arena, int, c->reqs.len > 0 ? c->reqs.len : 1);
+   * before), and each distinct one's first; these and the table's chains
+   * on the stack for a few requirements (every search variant's), else in
+   * the arena */
+  bool few = c->reqs.len <= REQ_FEW;
+  int first_of_few[REQ_FEW], first_req_few[REQ_FEW], next_few[REQ_FEW];
+  bool clean_few[REQ_FEW];
+  int *first_of = few ? first_of_few : NEWARRAY(c->arena, int, c->reqs.len);
+  int *first_req = few ? first_req_few : NEWARRAY(c->arena, int, c->reqs.len);
+  /* The distinct ones found by a table of chains, each distinct one in
+   * the chain of its requirement_key: a requirement is compared (size_eq)
+   * only with those of its key, not with every distinct one before it (a
+   * search variant has 14 requirements, 8 distinct: 26 comparisons in a
+   * loop over them; translation throughput).  Equal sizes have equal keys,
+   * so the one found is the one the loop found: distinct ones are
+   * pairwise unequal, at most one is equal.  A few requirements (the
+   * one-line kernel's) share one chain, without keys. */
+  int bucket[REQ_BUCKETS];
+  int nbuckets = c->reqs.len > REQ_ONE_CHAIN ? REQ_BUCKETS : 1;
+  for (int k = 0; k < nbuckets; k++) bucket[k] = -1;
+  int *next_in_bucket = few ? next_few : NEWARRAY(c->arena, int, c->reqs.len);
   for (int i = 0; i < c->reqs.len; i++) {
     Requirement *r = c->reqs.items[i];
     Size s = zonk_size(c, r->size);
     bool positive = r->kind == REQ_POSITIVE;
+    unsigned key = nbuckets > 1 ? requirement_key(s, positive) : 0;
     int seen = -1;
-    for (int j = 0; j < def->nreqs && seen < 0; j++)
+    for (int j = bucket[key]; j >= 0 && seen < 0; j = next_in_bucket[j])
       if (def->req_positive[j] == positive && size_eq(def->req_sizes[j], s)) seen = j;
     if (seen >= 0) {
       first_of[i] = first_req[seen];
       continue;
     }
     first_of[i] = first_req[def->nreqs] = i;
+    next_in_bucket[def->nreqs] = bucket[key];
+    bucket[key] = def->nreqs;
     def->req_sizes[def->nreqs] = s;
     def->req_positive[def->nreqs++] = positive;
   }
@@ -1343,7 +1381,7 @@ static void settle_requirements(Checker *c, DefInfo *def) {
    * them: an lcm or a maximum, whose span a repeat leaves as it is).  A
    * first that reported something is repeated, so that every message
    * stays (translation throughput). */
-  bool *clean = NEWARRAY(c->arena, bool, c->reqs.len > 0 ? c->reqs.len : 1);
+  bool *clean = few ? clean_few : NEWARRAY(c->arena, bool, c->reqs.len);
   for (int i = 0; i < c->reqs.len; i++) {
     Requirement *r = c->reqs.items[i];
     if (first_of[i] != i && clean[first_of[i]]) continue;
