@@ -293,13 +293,11 @@ static bool is_proj_of_var(const Phrase *p, const Binder *x, int proj) {
   return p->kind == PH_PROJ && p->index == proj && p->fst->kind == PH_VAR && p->fst->binder == x;
 }
 
-static int count_uses(const Phrase *p, const Binder *x);
-
 /* the leaves X.2 of a zip tree e (-1 if e is not one: then its uses of X
  * are not pointwise) */
 static int zip_leaves(const Phrase *e, const Binder *x) {
   if (is_proj_of_var(e, x, 2)) return 1;
-  if (!is_prim_app2(e, PRIM_ZIP)) return count_uses(e, x) ? -1 : 0;
+  if (!is_prim_app2(e, PRIM_ZIP)) return scir_uses_in(e, x) ? -1 : 0;
   int l = zip_leaves(e->fst->snd, x), r = zip_leaves(e->snd, x);
   return l < 0 || r < 0 ? -1 : l + r;
 }
@@ -327,35 +325,6 @@ static int count_in(const Phrase *p, const Binder *x, const Binder *i, bool poin
   case PH_COUNT: break;
   }
   INTERNAL("phrase kind %d", (int)p->kind);
-}
-
-/* count_in(p, x, NULL, false), the plain count, walked on its own: code
- * generation asks it of every parfor's body whose acceptor is a variable's
- * (scir_pointwise_parfor), most often a local buffer's that the body does
- * not read (a toLocal stage); a phrase's second part is the loop's next
- * step, not a call (translation throughput, BENCHMARKS.md) */
-static int count_uses(const Phrase *p, const Binder *x) {
-  int n = 0;
-  for (;;) {
-    switch (p->kind) {
-    case PH_VAR: return n + (p->binder == x);
-    case PH_LIT:
-    case PH_PRIM:
-    case PH_DEF: return n;
-    case PH_LAM: p = p->body; break;
-    case PH_PROJ:
-    case PH_UNOP: p = p->fst; break;
-    case PH_APP:
-    case PH_PAIR:
-    case PH_SEQ:
-    case PH_ASSIGN:
-    case PH_BINOP:
-      n += count_uses(p->fst, x);
-      p = p->snd;
-      break;
-    case PH_COUNT: INTERNAL("phrase kind %d", (int)p->kind);
-    }
-  }
 }
 
 static bool is_parfor_prim(Prim p) { return parfor_kind(p) != NO_PARFOR; }
@@ -683,7 +652,7 @@ static bool is_base(const Apart *c, const Phrase *e) {
 /* a column of the base, idx (transpose X.2) B (or idx X.2 B), B not
  * using X */
 static bool is_column(const Apart *c, const Phrase *e) {
-  if (!is_prim_app2(e, PRIM_IDX) || count_uses(e->snd, c->x)) return false;
+  if (!is_prim_app2(e, PRIM_IDX) || scir_uses_in(e->snd, c->x)) return false;
   const Phrase *a = e->fst->snd, *t;
   if (c->tr) return is_proj_of_var(a, c->x, 2);
   return (t = app1_arg(a, PRIM_TRANSPOSE)) && is_proj_of_var(t, c->x, 2);
@@ -692,7 +661,7 @@ static bool is_column(const Apart *c, const Phrase *e) {
 /* the leaves of the zip tree z that are the base (-1: another leaf uses X) */
 static int base_leaves(const Apart *c, const Phrase *z) {
   if (is_base(c, z)) return 1;
-  if (!is_prim_app2(z, PRIM_ZIP)) return count_uses(z, c->x) ? -1 : 0;
+  if (!is_prim_app2(z, PRIM_ZIP)) return scir_uses_in(z, c->x) ? -1 : 0;
   int l = base_leaves(c, z->fst->snd), r = base_leaves(c, z->snd);
   return l < 0 || r < 0 ? -1 : l + r;
 }
@@ -761,7 +730,7 @@ static void apart_write(Apart *c, const Phrase *lhs, const Phrase *rhs) {
     const Phrase *t = floor_of(c, c->guards[g], 0);
     /* T the same in every iteration: nothing the body binds, and not X,
      * which the iterations write (the body writes nothing else free in it) */
-    if (!t || !free_of_loop(t, c->lam) || count_uses(t, c->x) || t->type->kind != PT_EXP ||
+    if (!t || !free_of_loop(t, c->lam) || scir_uses_in(t, c->x) || t->type->kind != PT_EXP ||
         dt_resolve(t->type->data)->kind != DT_IDX)
       continue;
     if (!c->t) c->t = t;
@@ -795,7 +764,7 @@ static void apart_writes(Apart *c, const Phrase *p) {
   case PH_PROJ:
   case PH_UNOP: apart_writes(c, p->fst); return;
   case PH_ASSIGN:
-    if (count_uses(p->fst, c->o)) {
+    if (scir_uses_in(p->fst, c->o)) {
       apart_write(c, p->fst, p->snd);
       apart_writes(c, p->snd);
       return;
@@ -913,18 +882,18 @@ static bool reads_apart(const Binder *x, bool tr, const Phrase *lam) {
   c.nflags = kept;
   apart_writes(&c, p);
   if (!c.ok || !c.t) return false;
-  return apart_reads(&c, p) == count_uses(p, x);
+  return apart_reads(&c, p) == scir_uses_in(p, x);
 }
 
-/* count_uses(p, x) (and phrase_uses), for scir_pointwise_parfor's first
- * question, which code generation asks of every parfor it lowers and
- * which most bodies (a toLocal's writes) answer with 0 after a walk of
- * all of them (translation throughput, BENCHMARKS.md): the same count,
- * down an application's head and a sequence's rest in a loop, recursing
- * on the other operand only, and an argument that is a variable counted
- * without a call (tests/unit/test_pointwise.c compares it with
- * phrase_uses at every parfor of the samples' and test kernels'
- * translations). */
+/* The uses of x in p: count_in(p, x, NULL, false) and phrase_uses(p, x),
+ * walked on its own.  Code generation asks it of every parfor it lowers
+ * (scir_pointwise_parfor's first question), and most bodies (a toLocal's
+ * writes) answer 0 after a walk of all of them (translation throughput,
+ * BENCHMARKS.md): an application's head and a sequence's rest are the
+ * loop's next step, the other operand the only recursion, and an argument
+ * that is a variable is counted without a call
+ * (tests/unit/test_pointwise.c compares it with phrase_uses at every
+ * parfor of the samples' and test kernels' translations). */
 int scir_uses_in(const Phrase *p, const Binder *x) {
   int n = 0;
   for (;;) {
