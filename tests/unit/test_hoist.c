@@ -61,16 +61,9 @@ static const char *same_binders(Arena *a, const Phrase *p, const Phrase *q) {
 }
 
 static void check_file(const char *path, Tally *t) {
-  size_t len;
-  char *text = unit_slurp(path, &len);
-  if (!text) {
-    perror(path);
-    t->failed++;
-    return;
-  }
   UnitEnv env;
   UNIT_ENV_INIT(&env, "test_hoist");
-  CheckedProgram *cp = unit_check_text(&env, path, text, len);
+  CheckedProgram *cp = unit_check_file(&env, "test_hoist", path, false, &t->failed);
   for (int i = 0; cp && i < cp->ndefs; i++) {
     DefInfo *def = cp->defs[i];
     if (!def->is_kernel || !def->ok) continue;
@@ -117,7 +110,6 @@ static void check_file(const char *path, Tally *t) {
     if (walked && strcmp(printed(&env.arena, walked), printed(&env.arena, imperative)) != 0) t->hoisting++;
   }
   arena_free(&env.arena);
-  free(text);
 }
 
 int main(int argc, char **argv) {

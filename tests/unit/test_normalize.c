@@ -64,20 +64,9 @@ static const char *one_walk_wrong(UnitEnv *env, DefInfo *def, bool high_level, T
 }
 
 static void check_file(const char *path, Tally *t) {
-  size_t len;
-  char *text = unit_slurp(path, &len);
-  if (!text) {
-    perror(path);
-    t->failed++;
-    return;
-  }
   UnitEnv env;
   UNIT_ENV_INIT(&env, "test_normalize");
-  CheckedProgram *cp = unit_check_text(&env, path, text, len);
-  if (!cp) {
-    fprintf(stderr, "test_normalize: %s does not check\n", path);
-    t->failed++;
-  }
+  CheckedProgram *cp = unit_check_file(&env, "test_normalize", path, true, &t->failed);
   for (int i = 0; cp && i < cp->ndefs; i++) {
     DefInfo *def = cp->defs[i];
     if (!def->is_kernel || !def->ok || !def->body) continue;
@@ -115,7 +104,6 @@ static void check_file(const char *path, Tally *t) {
     }
   }
   arena_free(&env.arena);
-  free(text);
 }
 
 int main(int argc, char **argv) {

@@ -36,16 +36,9 @@ static bool same_diagnostic(const Diagnostic *a, const Diagnostic *b) {
 }
 
 static void check_file(const char *path, Tally *t) {
-  size_t len;
-  char *text = unit_slurp(path, &len);
-  if (!text) {
-    perror(path);
-    t->failed++;
-    return;
-  }
   UnitEnv env;
   UNIT_ENV_INIT(&env, "test_scir");
-  CheckedProgram *cp = unit_check_text(&env, path, text, len);
+  CheckedProgram *cp = unit_check_file(&env, "test_scir", path, false, &t->failed);
   bool typed = cp != NULL;
   for (const Diagnostic *d = env.diag.first; d && typed; d = d->next)
     if (d->level == DIAG_ERROR && !is_scir_code(d->code)) typed = false;
@@ -75,7 +68,6 @@ static void check_file(const char *path, Tally *t) {
     t->rejected += !walked_ok;
   }
   arena_free(&env.arena);
-  free(text);
 }
 
 int main(int argc, char **argv) {

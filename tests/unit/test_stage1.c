@@ -239,16 +239,9 @@ static Stages translate(UnitEnv *env, const DefInfo *def, Phrase *body, bool pla
 }
 
 static void check_file(const char *path, Tally *t) {
-  size_t len;
-  char *text = unit_slurp(path, &len);
-  if (!text) {
-    perror(path);
-    t->failed++;
-    return;
-  }
   UnitEnv env;
   UNIT_ENV_INIT(&env, "test_stage1");
-  CheckedProgram *cp = unit_check_text(&env, path, text, len);
+  CheckedProgram *cp = unit_check_file(&env, "test_stage1", path, false, &t->failed);
   for (int i = 0; cp && i < cp->ndefs; i++) {
     DefInfo *def = cp->defs[i];
     if (!def->is_kernel || !def->ok || !def->body) continue;
@@ -292,7 +285,6 @@ static void check_file(const char *path, Tally *t) {
     }
   }
   arena_free(&env.arena);
-  free(text);
 }
 
 int main(int argc, char **argv) {

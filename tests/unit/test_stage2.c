@@ -234,20 +234,9 @@ static void compare(UnitEnv *env, const char *path, const DefInfo *def, const De
 }
 
 static void check_file(const char *path, Tally *t) {
-  size_t len;
-  char *text = unit_slurp(path, &len);
-  if (!text) {
-    perror(path);
-    t->failed++;
-    return;
-  }
   UnitEnv env;
   UNIT_ENV_INIT(&env, "test_stage2");
-  CheckedProgram *cp = unit_check_text(&env, path, text, len);
-  if (!cp) {
-    fprintf(stderr, "test_stage2: %s does not check\n", path);
-    t->failed++;
-  }
+  CheckedProgram *cp = unit_check_file(&env, "test_stage2", path, true, &t->failed);
   for (int i = 0; cp && i < cp->ndefs; i++) {
     DefInfo *def = cp->defs[i];
     if (!def->is_kernel || !def->ok || !def->body) continue;
@@ -266,7 +255,6 @@ static void check_file(const char *path, Tally *t) {
     }
   }
   arena_free(&env.arena);
-  free(text);
 }
 
 int main(int argc, char **argv) {

@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 
@@ -62,6 +63,30 @@ static inline CheckedProgram *unit_check_text(UnitEnv *env, const char *name, co
   source_init(src, &env->arena, name, text, len);
   Program *prog = parse_program(&env->arena, &env->in, &env->diag, src);
   return env->diag.nerrors ? NULL : check_program(&env->arena, &env->in, &env->diag, &env->tc, prog);
+}
+
+/* the file at path parsed and checked in env, its text kept in env's
+ * arena; NULL when it cannot be read (the cause on stderr, *failed
+ * counted) or does not check (counted too, with a line, where the test
+ * wants every file to check: must_check) */
+static inline CheckedProgram *unit_check_file(UnitEnv *env, const char *test_name, const char *path, bool must_check,
+                                              int *failed) {
+  size_t len;
+  char *text = unit_slurp(path, &len);
+  if (!text) {
+    perror(path);
+    ++*failed;
+    return NULL;
+  }
+  char *kept = arena_alloc(&env->arena, len + 1);
+  memcpy(kept, text, len + 1);
+  free(text);
+  CheckedProgram *cp = unit_check_text(env, path, kept, len);
+  if (!cp && must_check) {
+    fprintf(stderr, "%s: %s does not check\n", test_name, path);
+    ++*failed;
+  }
+  return cp;
 }
 
 #endif
