@@ -637,6 +637,18 @@ static void test_shortcuts(int nargs, char **args) {
   printf("\n");
 }
 
+/* bench/variants.py's v4_wg64_c64, which the vectors' and the halves'
+ * tests both translate */
+#define V4_WG64_C64                                                                                   \
+  "kernel dotVar (N: nat) (xs ys: [N]float) =\n"                                                     \
+  "  zip (asVector 4 xs) (asVector 4 ys)\n"                                                          \
+  "  |> split (64 * 64)\n"                                                                           \
+  "  |> mapWorkgroup (\\zs1 ->\n"                                                                    \
+  "       zs1 |> split 64\n"                                                                         \
+  "           |> mapLocal (\\zs2 -> reduceSeq (\\x a -> fst x * snd x + a) 0.0 zs2))\n"              \
+  "  |> join\n"                                                                                      \
+  "  |> asScalar\n"
+
 static void test_vectors(int nargs, char **args) {
   int files;
   long plain = 0;
@@ -647,14 +659,7 @@ static void test_vectors(int nargs, char **args) {
   static const struct {
     const char *name, *text;
   } benchmark[] = {
-      {"v4_wg64_c64", "kernel dotVar (N: nat) (xs ys: [N]float) =\n"
-                      "  zip (asVector 4 xs) (asVector 4 ys)\n"
-                      "  |> split (64 * 64)\n"
-                      "  |> mapWorkgroup (\\zs1 ->\n"
-                      "       zs1 |> split 64\n"
-                      "           |> mapLocal (\\zs2 -> reduceSeq (\\x a -> fst x * snd x + a) 0.0 zs2))\n"
-                      "  |> join\n"
-                      "  |> asScalar\n"},
+      {"v4_wg64_c64", V4_WG64_C64},
       {"v16_wg128_c256_local",
        "kernel dotVar (N: nat) (xs ys: [N]float) =\n"
        "  zip (asVector 16 xs) (asVector 16 ys)\n"
@@ -686,14 +691,7 @@ static void test_halves(int nargs, char **args) {
   static const struct {
     const char *name, *text;
   } benchmark[] = {
-      {"v4_wg64_c64", "kernel dotVar (N: nat) (xs ys: [N]float) =\n"
-                      "  zip (asVector 4 xs) (asVector 4 ys)\n"
-                      "  |> split (64 * 64)\n"
-                      "  |> mapWorkgroup (\\zs1 ->\n"
-                      "       zs1 |> split 64\n"
-                      "           |> mapLocal (\\zs2 -> reduceSeq (\\x a -> fst x * snd x + a) 0.0 zs2))\n"
-                      "  |> join\n"
-                      "  |> asScalar\n"},
+      {"v4_wg64_c64", V4_WG64_C64},
       {"v1_wg32_c256_local",
        "kernel dotVar (N: nat) (xs ys: [N]float) =\n"
        "  zip xs ys\n"
