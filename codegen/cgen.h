@@ -341,6 +341,16 @@ typedef struct CG {
    * by lane too (access_vector.c) */
   bool probe_lanes;
   int plain_vectors; /* KirKernel.plain_vectors */
+  /* The last plain vector's flat index, its width, the ranges it was
+   * made under (IxCtx.scope) and its offset's quotient (NULL: none), the
+   * other read of a zip's element asks of the same (access_vector.c,
+   * plain_vector_address) */
+  struct {
+    const Ix *flat;
+    int k;
+    uint64_t scope;
+    const Ix *quotient;
+  } last_plain_vector;
   /* CodegenOptions.runs_written_out; the runs gen_steps_by_copy made
    * (KirKernel.runs_made) */
   bool runs_written_out;
