@@ -170,6 +170,11 @@ typedef struct Probe {
 typedef struct Launch {
   bool local_known[3], global_known[3], groups_known[3];
   Size local[3], global[3], groups[3];
+  /* the index of local[d] and groups[d] (ix_from_size), where a loop
+   * that runs once made it of its own trip count, an equal size (opencl.c,
+   * gen_parfor); NULL where none did: the launch's facts for the kernel IR
+   * (lower.c, KirIdBounds) take it instead of asking again */
+  const Ix *local_ix[3], *groups_ix[3];
 } Launch;
 
 /* A set of binders (roots of buffers), for the barrier analysis. */

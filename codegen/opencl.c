@@ -1060,6 +1060,11 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s) {
     break;
   case FORM_LOOP: cg_enter(cg, add_for(cg, i, id, nix, kir_query(cg->arena, sizeq, d), comment)); break;
   }
+  /* n is the launch's size (FORM_ONCE: size_eq) and nix its index,
+   * which ix_from_size keeps by size where no dependent row is open (not
+   * taken with CodegenOptions.no_shortcuts: tests/throughput, shortcuts) */
+  if ((is_wg || is_local) && form == FORM_ONCE && cg->ix.nrows == 0 && !cg->no_shortcuts)
+    *(is_wg ? &cg->launch.groups_ix[d] : &cg->launch.local_ix[d]) = nix;
   ix_push_range(&cg->ix, ix_var(&cg->ix, i), NULL, nix);
   const Ix *iv = index_of(cg, i, n);
   env_add(cg, lam_i->lam_binder, ENV_INDEX, NULL, iv, NULL);
