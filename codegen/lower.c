@@ -163,15 +163,37 @@ static void comment_text(Buf *out, const char *s) {
 }
 
 /* A launch size as size_print prints it: a constant that is not negative
- * as its digits and a variable alone as its name at once (most launch
- * sizes: 64, N), any other through size_print (shortcut false: every one,
- * CodegenOptions.no_shortcuts, which tests/throughput, shortcuts, compares) */
+ * as its digits, a variable alone as its name, and a variable over a
+ * constant (one term 1/den of it, den > 1: size_print's fraction of one
+ * term) as N/256, at once (most launch sizes: 64, N, N/256), any other
+ * through size_print (shortcut false: every one,
+ * CodegenOptions.no_shortcuts, which tests/throughput, shortcuts,
+ * compares) */
 static void header_size(Buf *out, Size s, bool shortcut) {
   int64_t v;
-  Sym name;
-  if (shortcut && size_const_value(s, &v) && v >= 0) buf_put_int(out, v);
-  else if (shortcut && (name = size_lone_var(s))) buf_puts(out, name);
-  else size_print(out, s);
+  Sym name = NULL;
+  const SizeTerm *t = s.nterms == 1 ? &s.terms[0] : NULL;
+  if (shortcut && t && t->num == 1 && t->den > 1 && t->nfactors == 1 && t->factors[0].exp == 1)
+    name = size_factor_var(&t->factors[0]);
+  if (name) {
+    buf_puts(out, name);
+    buf_putc(out, '/');
+    buf_put_int(out, t->den);
+  } else if (shortcut && size_const_value(s, &v) && v >= 0) {
+    buf_put_int(out, v);
+  } else if (shortcut && (name = size_lone_var(s))) {
+    buf_puts(out, name);
+  } else {
+    size_print(out, s);
+  }
+}
+
+/* ix_from_size of a launch size: a constant's index at once (what
+ * ix_from_size makes of one: the unused dimensions' 1) */
+static const Ix *launch_ix(CG *cg, Size s) {
+  int64_t v;
+  if (s.nterms == 1 && size_const_value(s, &v) && v != INT64_MIN && !cg->no_shortcuts) return ix_const(&cg->ix, v);
+  return ix_from_size(&cg->ix, s);
 }
 
 static void emit_sizes(Buf *out, int n, const Size *s, const int64_t *user, bool shortcut) {
@@ -333,8 +355,8 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   for (int d = 0; d < 3; d++) {
     const Launch *l = &cg->launch;
     if (l->global_known[d]) ids.global_known[d] = true, ids.global[d] = l->global[d];
-    if (l->groups_known[d]) ids.groups[d] = l->groups_ix[d] ? l->groups_ix[d] : ix_from_size(&cg->ix, l->groups[d]);
-    if (l->local_known[d]) ids.local[d] = l->local_ix[d] ? l->local_ix[d] : ix_from_size(&cg->ix, l->local[d]);
+    if (l->groups_known[d]) ids.groups[d] = l->groups_ix[d] ? l->groups_ix[d] : launch_ix(cg, l->groups[d]);
+    if (l->local_known[d]) ids.local[d] = l->local_ix[d] ? l->local_ix[d] : launch_ix(cg, l->local[d]);
   }
   const Ix **lhs = NEWARRAY(a, const Ix *, k->nprecond > 0 ? k->nprecond : 1);
   const Ix **rhs = NEWARRAY(a, const Ix *, k->nprecond > 0 ? k->nprecond : 1);
