@@ -21,7 +21,26 @@ const KirExpr target_never = {.kind = KE_LIT, .lit = {SC_BOOL, 0, 0}};
  * the struct typedefs of pair types (cg_type), so that no variable or
  * parameter can hide one. */
 
-static bool generated_family(const char *name) { return strncmp(name, "pair_", 5) == 0; }
+static bool generated_family(const char *name) {
+  /* the first byte first: most names asked begin otherwise (issue 35: a
+   * strncmp call per name) */
+  return name[0] == 'p' && strncmp(name, "pair_", 5) == 0;
+}
+
+/* name_n, as arena_printf "%s_%d" writes it (n >= 2), without a format:
+ * the suffix search of every name taken (lid_2 of a second mapLocal) */
+static const char *suffixed(Arena *a, const char *name, int n) {
+  char digits[12];
+  int nd = 0;
+  for (unsigned v = (unsigned)n; v; v /= 10) digits[nd++] = (char)('0' + v % 10);
+  size_t len = strlen(name);
+  char *c = NEWARRAY(a, char, len + 2 + (size_t)nd);
+  memcpy(c, name, len);
+  c[len] = '_';
+  for (int i = 0; i < nd; i++) c[len + 1 + i] = digits[nd - 1 - i];
+  c[len + 1 + nd] = '\0';
+  return c;
+}
 
 bool cg_is_reserved(const Backend *b, const char *name) { return backend_reserved(b, name) || generated_family(name); }
 
@@ -64,7 +83,7 @@ const char *cg_c_name(Arena *a, const Backend *be, const char *base, CNameTaken 
   if (!reserved && !taken(ctx, name)) return name;
   int *hint = hints ? nameset_hint(hints, name) : NULL;
   for (int n = hint && *hint > 2 ? *hint : 2;; n++) {
-    const char *c = arena_printf(a, "%s_%d", name, n);
+    const char *c = suffixed(a, name, n);
     if (cg_is_reserved(be, c)) break;
     if (!taken(ctx, c)) {
       if (hint) *hint = n + 1;
