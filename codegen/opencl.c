@@ -828,8 +828,15 @@ static bool gen_for_unrolled(CG *cg, const Phrase *loop, const Phrase *lam, Size
   if (trips > 1 && !quiet && inner)
     cg_comment(cg, "%s of %s, %lld x %lld steps", loop_label(cg, loop, lam), inner, (long long)trips,
                (long long)inner_trips);
-  else if (trips > 1 && !quiet)
-    cg_comment(cg, "%s, %lld steps", loop_label(cg, loop, lam), (long long)trips);
+  else if (trips > 1 && !quiet) { /* "%s, %lld steps" without a format (every chunk-16 reduction's) */
+    Buf b;
+    buf_init(&b, cg->arena);
+    buf_puts(&b, loop_label(cg, loop, lam));
+    buf_puts(&b, ", ");
+    buf_put_int(&b, trips);
+    buf_puts(&b, " steps");
+    cg_add(cg, KS_COMMENT, NULL)->text = b.data;
+  }
   cg->unrolled_nest = quiet || inner;
   for (int64_t t = gen_steps_by_copy(cg, loop, lam, trips); t < trips; t++) {
     env_add(cg, lam->lam_binder, ENV_INDEX, NULL, ix_const(&cg->ix, t), NULL);
