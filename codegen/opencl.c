@@ -525,6 +525,9 @@ static void leaves_through_for(CG *cg, const Phrase *p, Vec *out) {
 /* Whether some subphrase q of p has match(q, b) (lambda bodies included:
  * b's scope is a lambda, so there is no shadowing to mind). */
 static bool has_subphrase(CG *cg, const Phrase *p, bool (*match)(const Phrase *, const Binder *), const Binder *b) {
+  /* a leaf (a private variable's initial value, 0.0) answered without
+   * the stack */
+  if (p->kind == PH_VAR || p->kind == PH_LIT || p->kind == PH_PRIM) return match(p, b);
   Vec stack = {0};
   vec_push(cg->arena, &stack, (void *)p);
   while (stack.len) {
