@@ -102,13 +102,13 @@ static const Ix *with_multiples(CG *cg, const Ix *flat, int k) {
  * offset flat/k when flat is a multiple of k, by the ranges or by the
  * preconditions (a row of a [M][N] buffer starts at a multiple of 16 when
  * N % 16 == 0) */
-static void vector_address(CG *cg, const Probe *p, int k, CExpr *offset, CExpr *ptr) {
+static void vector_address_of(CG *cg, const Probe *p, int k, const Ix *quotient, CExpr *offset, CExpr *ptr) {
   int64_t r;
   const Ix *flat = p->flat;
   if (p->simplify_flat) {
     /* the offset told without lane 0's simplified index where it may be
-     * (ix_exact_quotient: an unrolled vector step's dearest search) */
-    const Ix *quotient = ix_exact_quotient(&cg->ix, flat, k);
+     * (quotient, ix_exact_quotient's: an unrolled vector step's dearest
+     * search) */
     if (quotient) {
       *offset = cg_ix_expr(cg, quotient);
       *ptr = p->base;
@@ -137,6 +137,10 @@ static void vector_address(CG *cg, const Probe *p, int k, CExpr *offset, CExpr *
     *offset = kir_int(cg->arena, 0);
     *ptr = ix_const_value(at, &z) && z == 0 ? p->base : bin(cg, KB_PTR_ADD, p->base, cg_ix_expr(cg, at));
   }
+}
+
+static void vector_address(CG *cg, const Probe *p, int k, CExpr *offset, CExpr *ptr) {
+  vector_address_of(cg, p, k, p->simplify_flat ? ix_exact_quotient(&cg->ix, p->flat, k) : NULL, offset, ptr);
 }
 
 /* One lane of a vector read or written: E[at] into *lane, or A[at] into
@@ -227,9 +231,16 @@ static bool plain_vector_address(CG *cg, const Phrase *p, const Ix *first, int k
   if (!st) return false;
   IxCtx *x = &cg->ix;
   const Ix *flat = ix_add(x, first, K(cg, 0)); /* read_lanes' lane 0 */
+  /* The other read of a zip's element (fst x * snd x of two asVector
+   * inputs) is at the same flat index, the node made for the first
+   * (IxCtx.recent), under the same ranges: what it asks below, the steps
+   * and the quotient, are the answers to the first's questions, which
+   * depend on nothing else (their memos are kept by index and scope) */
+  bool again = cg->last_plain_vector.flat == flat && cg->last_plain_vector.k == k &&
+               cg->last_plain_vector.scope == x->scope;
   /* lanes_by_one_probe's question, of a flat index that is no linear sum
    * (which steps by any lane, ix_linear) */
-  const Ix *lane = ix_linear(flat) ? NULL : ix_var(x, "$lane");
+  const Ix *lane = again || ix_linear(flat) ? NULL : ix_var(x, "$lane");
   if (lane && !ix_steps_by_lane(x, flat, ix_add(x, first, lane), lane)) return false;
   Probe lane0 = {.count = 1,
                  .ok = true,
@@ -241,7 +252,12 @@ static bool plain_vector_address(CG *cg, const Phrase *p, const Ix *first, int k
                  .defer_simplify = true,
                  .unsimplified = true,
                  .simplify_flat = true};
-  vector_address(cg, &lane0, k, offset, ptr);
+  const Ix *quotient = again ? cg->last_plain_vector.quotient : ix_exact_quotient(x, flat, k);
+  cg->last_plain_vector.flat = flat;
+  cg->last_plain_vector.k = k;
+  cg->last_plain_vector.scope = x->scope;
+  cg->last_plain_vector.quotient = quotient;
+  vector_address_of(cg, &lane0, k, quotient, offset, ptr);
   cg->plain_vectors++;
   return true;
 }

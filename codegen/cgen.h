@@ -170,6 +170,11 @@ typedef struct Probe {
 typedef struct Launch {
   bool local_known[3], global_known[3], groups_known[3];
   Size local[3], global[3], groups[3];
+  /* the index of local[d] and groups[d] (ix_from_size), where a loop
+   * that runs once made it of its own trip count, an equal size (opencl.c,
+   * gen_parfor); NULL where none did: the launch's facts for the kernel IR
+   * (lower.c, KirIdBounds) take it instead of asking again */
+  const Ix *local_ix[3], *groups_ix[3];
 } Launch;
 
 /* A set of binders (roots of buffers), for the barrier analysis. */
@@ -341,6 +346,16 @@ typedef struct CG {
    * by lane too (access_vector.c) */
   bool probe_lanes;
   int plain_vectors; /* KirKernel.plain_vectors */
+  /* The last plain vector's flat index, its width, the ranges it was
+   * made under (IxCtx.scope) and its offset's quotient (NULL: none), the
+   * other read of a zip's element asks of the same (access_vector.c,
+   * plain_vector_address) */
+  struct {
+    const Ix *flat;
+    int k;
+    uint64_t scope;
+    const Ix *quotient;
+  } last_plain_vector;
   /* CodegenOptions.runs_written_out; the runs gen_steps_by_copy made
    * (KirKernel.runs_made) */
   bool runs_written_out;

@@ -162,12 +162,46 @@ static void comment_text(Buf *out, const char *s) {
   }
 }
 
-static void emit_sizes(Buf *out, int n, const Size *s, const int64_t *user) {
+/* A launch size as size_print prints it: a constant that is not negative
+ * as its digits, a variable alone as its name, and a variable over a
+ * constant (one term 1/den of it, den > 1: size_print's fraction of one
+ * term) as N/256, at once (most launch sizes: 64, N, N/256), any other
+ * through size_print (shortcut false: every one,
+ * CodegenOptions.no_shortcuts, which tests/throughput, shortcuts,
+ * compares) */
+static void header_size(Buf *out, Size s, bool shortcut) {
+  int64_t v;
+  Sym name = NULL;
+  const SizeTerm *t = s.nterms == 1 ? &s.terms[0] : NULL;
+  if (shortcut && t && t->num == 1 && t->den > 1 && t->nfactors == 1 && t->factors[0].exp == 1)
+    name = size_factor_var(&t->factors[0]);
+  if (name) {
+    buf_puts(out, name);
+    buf_putc(out, '/');
+    buf_put_int(out, t->den);
+  } else if (shortcut && size_const_value(s, &v) && v >= 0) {
+    buf_put_int(out, v);
+  } else if (shortcut && (name = size_lone_var(s))) {
+    buf_puts(out, name);
+  } else {
+    size_print(out, s);
+  }
+}
+
+/* ix_from_size of a launch size: a constant's index at once (what
+ * ix_from_size makes of one: the unused dimensions' 1) */
+static const Ix *launch_ix(CG *cg, Size s) {
+  int64_t v;
+  if (s.nterms == 1 && size_const_value(s, &v) && v != INT64_MIN && !cg->no_shortcuts) return ix_const(&cg->ix, v);
+  return ix_from_size(&cg->ix, s);
+}
+
+static void emit_sizes(Buf *out, int n, const Size *s, const int64_t *user, bool shortcut) {
   if (n > 1) buf_putc(out, '(');
   for (int d = 0; d < n; d++) {
     if (d) buf_puts(out, ", ");
-    if (user) emit(out, "%lld", (long long)(user[d] > 0 ? user[d] : 1));
-    else size_print(out, s[d]);
+    if (user) buf_put_int(out, user[d] > 0 ? user[d] : 1);
+    else header_size(out, s[d], shortcut);
   }
   if (n > 1) buf_putc(out, ')');
 }
@@ -269,13 +303,13 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   bool some_fixed = false;
   for (int d = 0; d < nd && !ug && ul && k->has_local; d++) some_fixed |= cg->launch.global_known[d];
   if (ug || !(ul && k->has_local)) {
-    emit_sizes(&c, nd, k->global_size, ug ? opt->global_size : NULL);
+    emit_sizes(&c, nd, k->global_size, ug ? opt->global_size : NULL, !cg->no_shortcuts);
   } else if (some_fixed) {
     /* fixed in the dimensions of one work-group (compute_launch) */
     if (nd > 1) buf_putc(&c, '(');
     for (int d = 0; d < nd; d++) {
       if (d) buf_puts(&c, ", ");
-      if (cg->launch.global_known[d]) size_print(&c, cg->launch.global[d]);
+      if (cg->launch.global_known[d]) header_size(&c, cg->launch.global[d], !cg->no_shortcuts);
       else emit(&c, "not fixed");
     }
     if (nd > 1) buf_putc(&c, ')');
@@ -284,7 +318,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   }
   if (ul || k->has_local) {
     emit(&c, ", local size ");
-    emit_sizes(&c, nd, k->local_size, ul ? opt->local_size : NULL);
+    emit_sizes(&c, nd, k->local_size, ul ? opt->local_size : NULL, !cg->no_shortcuts);
   } else {
     emit(&c, ", local size not fixed");
   }
@@ -321,8 +355,8 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   for (int d = 0; d < 3; d++) {
     const Launch *l = &cg->launch;
     if (l->global_known[d]) ids.global_known[d] = true, ids.global[d] = l->global[d];
-    if (l->groups_known[d]) ids.groups[d] = ix_from_size(&cg->ix, l->groups[d]);
-    if (l->local_known[d]) ids.local[d] = ix_from_size(&cg->ix, l->local[d]);
+    if (l->groups_known[d]) ids.groups[d] = l->groups_ix[d] ? l->groups_ix[d] : launch_ix(cg, l->groups[d]);
+    if (l->local_known[d]) ids.local[d] = l->local_ix[d] ? l->local_ix[d] : launch_ix(cg, l->local[d]);
   }
   const Ix **lhs = NEWARRAY(a, const Ix *, k->nprecond > 0 ? k->nprecond : 1);
   const Ix **rhs = NEWARRAY(a, const Ix *, k->nprecond > 0 ? k->nprecond : 1);

@@ -21,7 +21,26 @@ const KirExpr target_never = {.kind = KE_LIT, .lit = {SC_BOOL, 0, 0}};
  * the struct typedefs of pair types (cg_type), so that no variable or
  * parameter can hide one. */
 
-static bool generated_family(const char *name) { return strncmp(name, "pair_", 5) == 0; }
+static bool generated_family(const char *name) {
+  /* the first byte first: most names asked begin otherwise (issue 35: a
+   * strncmp call per name) */
+  return name[0] == 'p' && strncmp(name, "pair_", 5) == 0;
+}
+
+/* name_n, as arena_printf "%s_%d" writes it (n >= 2), without a format:
+ * the suffix search of every name taken (lid_2 of a second mapLocal) */
+static const char *suffixed(Arena *a, const char *name, int n) {
+  char digits[12];
+  int nd = 0;
+  for (unsigned v = (unsigned)n; v; v /= 10) digits[nd++] = (char)('0' + v % 10);
+  size_t len = strlen(name);
+  char *c = NEWARRAY(a, char, len + 2 + (size_t)nd);
+  memcpy(c, name, len);
+  c[len] = '_';
+  for (int i = 0; i < nd; i++) c[len + 1 + i] = digits[nd - 1 - i];
+  c[len + 1 + nd] = '\0';
+  return c;
+}
 
 bool cg_is_reserved(const Backend *b, const char *name) { return backend_reserved(b, name) || generated_family(name); }
 
@@ -64,7 +83,7 @@ const char *cg_c_name(Arena *a, const Backend *be, const char *base, CNameTaken 
   if (!reserved && !taken(ctx, name)) return name;
   int *hint = hints ? nameset_hint(hints, name) : NULL;
   for (int n = hint && *hint > 2 ? *hint : 2;; n++) {
-    const char *c = arena_printf(a, "%s_%d", name, n);
+    const char *c = suffixed(a, name, n);
     if (cg_is_reserved(be, c)) break;
     if (!taken(ctx, c)) {
       if (hint) *hint = n + 1;
@@ -506,6 +525,9 @@ static void leaves_through_for(CG *cg, const Phrase *p, Vec *out) {
 /* Whether some subphrase q of p has match(q, b) (lambda bodies included:
  * b's scope is a lambda, so there is no shadowing to mind). */
 static bool has_subphrase(CG *cg, const Phrase *p, bool (*match)(const Phrase *, const Binder *), const Binder *b) {
+  /* a leaf (a private variable's initial value, 0.0) answered without
+   * the stack */
+  if (p->kind == PH_VAR || p->kind == PH_LIT || p->kind == PH_PRIM) return match(p, b);
   Vec stack = {0};
   vec_push(cg->arena, &stack, (void *)p);
   while (stack.len) {
@@ -809,8 +831,15 @@ static bool gen_for_unrolled(CG *cg, const Phrase *loop, const Phrase *lam, Size
   if (trips > 1 && !quiet && inner)
     cg_comment(cg, "%s of %s, %lld x %lld steps", loop_label(cg, loop, lam), inner, (long long)trips,
                (long long)inner_trips);
-  else if (trips > 1 && !quiet)
-    cg_comment(cg, "%s, %lld steps", loop_label(cg, loop, lam), (long long)trips);
+  else if (trips > 1 && !quiet) { /* "%s, %lld steps" without a format (every chunk-16 reduction's) */
+    Buf b;
+    buf_init(&b, cg->arena);
+    buf_puts(&b, loop_label(cg, loop, lam));
+    buf_puts(&b, ", ");
+    buf_put_int(&b, trips);
+    buf_puts(&b, " steps");
+    cg_add(cg, KS_COMMENT, NULL)->text = b.data;
+  }
   cg->unrolled_nest = quiet || inner;
   for (int64_t t = gen_steps_by_copy(cg, loop, lam, trips); t < trips; t++) {
     env_add(cg, lam->lam_binder, ENV_INDEX, NULL, ix_const(&cg->ix, t), NULL);
@@ -1060,6 +1089,11 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s) {
     break;
   case FORM_LOOP: cg_enter(cg, add_for(cg, i, id, nix, kir_query(cg->arena, sizeq, d), comment)); break;
   }
+  /* n is the launch's size (FORM_ONCE: size_eq) and nix its index,
+   * which ix_from_size keeps by size where no dependent row is open (not
+   * taken with CodegenOptions.no_shortcuts: tests/throughput, shortcuts) */
+  if ((is_wg || is_local) && form == FORM_ONCE && cg->ix.nrows == 0 && !cg->no_shortcuts)
+    *(is_wg ? &cg->launch.groups_ix[d] : &cg->launch.local_ix[d]) = nix;
   ix_push_range(&cg->ix, ix_var(&cg->ix, i), NULL, nix);
   const Ix *iv = index_of(cg, i, n);
   env_add(cg, lam_i->lam_binder, ENV_INDEX, NULL, iv, NULL);

@@ -32,6 +32,13 @@ static bool launch_many(const CG *cg, int d, bool known, Size n) {
   return d < ndims ? !size_is_one(known, n) : known && !size_is_one(known, n);
 }
 
+/* the dimensions in a mask of them (bits 0 to 2), at once: without
+ * -mpopcnt __builtin_popcount is a call, made at every command */
+static int dims_count(unsigned dims) {
+  static const unsigned char count[8] = {0, 1, 1, 2, 1, 2, 2, 3};
+  return dims < 8 ? count[dims] : __builtin_popcount(dims);
+}
+
 /* launch_many of every dimension, the same at every command (CG.launch_many) */
 static void know_launch_many(CG *cg) {
   if (cg->launch_many.known) return;
@@ -210,7 +217,7 @@ bool gen_single_writer(CG *cg, const Phrase *p) {
    * --derived, seed 1100 #67: a reduceSeq's local accumulator copied by
    * every work-item of a group inside a mapGlobal1). */
   unsigned dims = group ? cg->local_dims | cg->global_dims : cg->global_dims;
-  if (cg->distributed > 0 && (cg->distributed != __builtin_popcount(dims) || (!group && cg->local_dims))) return false;
+  if (cg->distributed > 0 && (cg->distributed != dims_count(dims) || (!group && cg->local_dims))) return false;
   know_launch_many(cg);
   /* the dimensions whose ids the guard tests, the test itself made only
    * for a command that qualifies (most do not: every command is asked);

@@ -3,6 +3,26 @@
 #include "precond.h"
 
 void precond_print(Buf *out, const Precond *p, SizeSyntax syntax) {
+  /* v % m == 0, a variable alone and a positive integer (nearly every
+   * precondition: a split of a parameter's extent, N % 16384 == 0): in
+   * every syntax size_print_in prints the one as its name and the other
+   * as its digits, neither in parentheses, so they are written at once
+   * (translation throughput, issue 35: each kernel's header comment
+   * prints its preconditions; tests/unit/test_precond.c compares the two
+   * ways) */
+  Sym v;
+  int64_t m;
+  if (precond_multiple_of(p, &v, &m) && m > 0) {
+    buf_puts(out, v);
+    buf_puts(out, " % ");
+    buf_put_int(out, m);
+    buf_puts(out, " == 0");
+    return;
+  }
+  precond_print_general(out, p, syntax);
+}
+
+void precond_print_general(Buf *out, const Precond *p, SizeSyntax syntax) {
   switch (p->kind) {
   case PRECOND_DIVIDES:
     size_print_in(out, p->lhs, syntax, SIZE_OPERAND);

@@ -36,6 +36,10 @@ typedef struct Precond {
 /* Print in a language's syntax (size.h): "N % 262144 == 0", "M >= 1",
  * "(N/4) % WG == 0"; in Python "(N//4) % WG == 0". */
 void precond_print(Buf *out, const Precond *p, SizeSyntax syntax);
+/* The same, each side printed by size_print_in whatever its form: the
+ * general way, which precond_print's shortcut for v % m == 0 must agree
+ * with (tests/unit/test_precond.c) */
+void precond_print_general(Buf *out, const Precond *p, SizeSyntax syntax);
 /* precond_print in C, in the arena */
 const char *precond_text(Arena *arena, const Precond *p);
 /* A list for comments, after "Preconditions:": " none", or " a, b" in C. */

@@ -366,6 +366,14 @@ static void shortcuts_kernel(Front *f, const char *name, const DefInfo *d, ImpKe
   if (text && strstr(text, "barrier(")) n[0]++;
   for (int i = 0; text && facts.printed_kir && i < KIR_SHORTCUTS; i++)
     n[1 + i] += (facts.printed_kir->shortcuts >> i) & 1;
+  /* and launched with the user's local size 8 in every dimension: the
+   * launch's constant sizes (codegen/lower.c, launch_ix) bound the ids
+   * where no loop of that trip count made their index */
+  CodegenOptions fast8 = {0}, full8 = {0};
+  full8.no_shortcuts = true;
+  for (int dim = 0; dim < 3; dim++) fast8.local_size[dim] = full8.local_size[dim] = 8;
+  same_both_ways(f, name, d, k, &fast8, &full8, NULL, "the shortcuts at local size 8",
+                 "every scan and pass in full at local size 8");
 }
 
 static int compare_shortcuts(const char *name, const char *text, size_t len, void *counts) {

@@ -17,6 +17,7 @@
  * Prints `names: P passed, F failed` and exits non-zero if anything failed. */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include "backend_opencl.h"
+#include "cgen.h"
 
 #include <ftw.h>
 #include <stdio.h>
@@ -326,7 +327,61 @@ static bool known_answers(void) {
   return all;
 }
 
+/* cg_c_name's suffix search (codegen/opencl.c) writes name_n without a
+ * format, and asks about the generator's own family (pair_*) byte by
+ * byte first: each as the format and strncmp give it */
+static int taken_below; /* base and base_2 .. base_{taken_below - 1} are taken */
+static const char *taken_base;
+static bool taken_name(const void *ctx, const char *name) {
+  (void)ctx;
+  size_t len = strlen(taken_base);
+  if (strncmp(name, taken_base, len) != 0) return false;
+  if (name[len] == '\0') return true;
+  if (name[len] != '_' || !name[len + 1]) return false;
+  int n = 0;
+  for (const char *c = name + len + 1; *c; c++) {
+    if (*c < '0' || *c > '9') return false;
+    n = 10 * n + (*c - '0');
+  }
+  return n >= 2 && n < taken_below;
+}
+
+static bool suffixes(void) {
+  DpiaMem mem;
+  dpia_mem_default(&mem);
+  Arena a;
+  arena_init(&a, &mem);
+  const Backend *be = backend_of(TARGET_OPENCL);
+  bool all = true;
+  const char *bases[] = {"lid", "x", "acc_tmp", "v"};
+  for (size_t b = 0; b < DPIA_COUNTOF(bases); b++) {
+    taken_base = bases[b];
+    for (taken_below = 2; taken_below < 1200; taken_below++) {
+      char want[64];
+      snprintf(want, sizeof want, "%s_%d", bases[b], taken_below);
+      const char *got = cg_c_name(&a, be, bases[b], taken_name, NULL, NULL);
+      if (strcmp(got, want) != 0) {
+        fprintf(stderr, "test_names.c: cg_c_name('%s'), taken to _%d: %s, not %s\n", bases[b], taken_below - 1, got,
+                want);
+        all = false;
+      }
+    }
+  }
+  const char *family[] = {"pair_", "pair_x", "pair_float_int", "pair", "pai", "p", "pairs", "Pair_x", "xpair_", "",
+                          "pa", "pair_2", "q", "float4", "gid"};
+  for (size_t i = 0; i < DPIA_COUNTOF(family); i++) {
+    bool want = backend_reserved(be, family[i]) || strncmp(family[i], "pair_", 5) == 0;
+    if (cg_is_reserved(be, family[i]) != want) {
+      fprintf(stderr, "test_names.c: cg_is_reserved('%s') is not %d\n", family[i], want);
+      all = false;
+    }
+  }
+  arena_free(&a);
+  return all;
+}
+
 int main(int argc, char **argv) {
+  CHECK(suffixes());
   CHECK(known_answers());
   CHECK(short_names());
   CHECK(family_names());

@@ -110,6 +110,60 @@ static void test_print(Tester *t) {
   CHECK_STRING(b.data, " N % 64 == 0, M >= 1");
 }
 
+/* precond_print's shortcut for v % m == 0 (a variable alone, a positive
+ * integer) against precond_print_general, which prints each side with
+ * size_print_in: every pair of these sides, in every syntax, both kinds */
+static void test_print_shortcut(Tester *t) {
+  Size n = var(t, "N"), m = var(t, "M"), c = var(t, "C");
+  Size sides[] = {n,
+                  m,
+                  c,
+                  num(t, 1),
+                  num(t, 2),
+                  num(t, 3),
+                  num(t, 64),
+                  num(t, 16384),
+                  num(t, 1000000007),
+                  num(t, INT64_MAX),
+                  num(t, 0),
+                  num(t, -1),
+                  num(t, -64),
+                  num(t, INT64_MIN),
+                  mul(t, num(t, 2), n),
+                  mul(t, n, m),
+                  mul(t, n, n),
+                  add(t, n, num(t, 1)),
+                  sub(t, n, num(t, 64)),
+                  sub(t, num(t, 0), n),
+                  divide(t, n, num(t, 4)),
+                  divide(t, mul(t, n, num(t, 3)), num(t, 1024)),
+                  divide(t, n, c)};
+  SizeSyntax syntaxes[] = {SIZE_SYNTAX_C, SIZE_SYNTAX_PYTHON, SIZE_SYNTAX_DPIA};
+  int shortcuts = 0, compared = 0;
+  for (size_t i = 0; i < DPIA_COUNTOF(sides); i++) {
+    for (size_t j = 0; j < DPIA_COUNTOF(sides); j++) {
+      Precond both[] = {divides(sides[i], sides[j]), at_least(sides[i], sides[j])};
+      for (size_t k = 0; k < DPIA_COUNTOF(both); k++) {
+        for (size_t y = 0; y < DPIA_COUNTOF(syntaxes); y++) {
+          Buf fast, general;
+          buf_init(&fast, t->arena);
+          buf_init(&general, t->arena);
+          precond_print(&fast, &both[k], syntaxes[y]);
+          precond_print_general(&general, &both[k], syntaxes[y]);
+          CHECK_STRING(fast.data, general.data);
+          compared++;
+        }
+        Sym v;
+        int64_t multiple;
+        shortcuts += precond_multiple_of(&both[k], &v, &multiple) && multiple > 0;
+      }
+    }
+  }
+  /* N, M and C over the 7 positive constants: the shortcut taken */
+  CHECK(shortcuts == 3 * 7);
+  CHECK(compared == 23 * 23 * 2 * 3);
+}
+
 /* ---- the evaluator ---- */
 
 static void test_eval(Tester *t) {
@@ -219,6 +273,7 @@ int main(void) {
   Tester *t = &tester;
 
   test_print(t);
+  test_print_shortcut(t);
   test_eval(t);
   test_queries(t);
   test_size_core(t);
