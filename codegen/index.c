@@ -1370,6 +1370,9 @@ static size_t shortest_bound(Simplifier *s, Poly p, size_t flat) {
 }
 
 static const Ix *exact_quotient(IxCtx *x, const Ix *at, int64_t k, bool shortcuts) {
+  /* at = q*k, q a size's index in build's flat form: q, told from at's nodes */
+  const Ix *product = shortcuts ? ix_flat_product_quotient(x, at, k) : NULL;
+  if (product) return product;
   Simplifier s;
   simplifier_init(&s, x);
   s.search_only = !shortcuts;

@@ -511,3 +511,96 @@ bool ix_coprime_coefficients(Poly p) {
         return false;
   return true;
 }
+
+/* ---- a vector's offset where the element index is its quotient times k ----
+ *
+ * A vector's element index is first = i*k (codegen/access.c, asVector),
+ * and its vector index i is most often a flat sum already, variables times
+ * coefficients of decreasing magnitude and a constant last: a size's index
+ * (index_size.c writes a polynomial's terms in its order, each an atom
+ * then its coefficient) or a split's i*n + j of such sums (wg*4096 +
+ * (lid*64 + i), printed wg*4096 + lid*64 + i).  exact_quotient (index.c)
+ * reads p = to_poly(i*k), p's terms i's times k (ix_linear_terms: within
+ * its bounds, checked here, no coefficient leaves them), divides them back
+ * by k to i's polynomial q and builds q: its flat sum where no factoring
+ * of q prints strictly shorter, which no_factoring_shorter tells (its
+ * least lengths bound the search's and the replay's candidates from below,
+ * so neither finds one shorter, within its budget or past it).  That flat
+ * sum adds q's parts left to right (assemble) in compare_for_print's
+ * order: the atom terms by the magnitude of their coefficients, none
+ * equal here (so the order of atoms, which the ranges decide, never
+ * does), the constant last; each part a variable, times its coefficient
+ * unless 1 (term_magnitude): i's own terms, in i's order, added left to
+ * right (i itself where its sums nest so).  exact_quotient then keeps it
+ * where its length passes the first of its tests, made here on the same
+ * integers (p's flat length, flat_length on p's coefficients;
+ * shortest_bound: the operators, each atom once, the most digits of one
+ * coefficient and a group's parentheses and '*'); where it does not, the
+ * caller goes the long way, which also weighs p's own flat form.  NULL:
+ * not told so.  (issue 35: the long way was the dearest part of a vector
+ * read's address, about 3,500 instructions; tests/unit/test_index_flat.c
+ * compares the two.) */
+#define PRODUCT_MAX_COEFFICIENT ((int64_t)1 << 40) /* ix_linear_terms' bound on a path's product */
+
+/* the terms of the sum e, in the order it prints them (each operand of a
+ * '+' left to right, whatever the nesting) into terms[*n ..], and whether
+ * every '+' is left of its parent's (the form assemble makes); false past
+ * FLAT_MAX_TERMS */
+static bool sum_terms(const Ix *e, const Ix **terms, int *n, bool *left_nested) {
+  if (e->kind != IX_ADD) {
+    if (*n == FLAT_MAX_TERMS) return false;
+    terms[(*n)++] = e;
+    return true;
+  }
+  if (e->b->kind == IX_ADD) *left_nested = false;
+  return sum_terms(e->a, terms, n, left_nested) && sum_terms(e->b, terms, n, left_nested);
+}
+
+const Ix *ix_flat_product_quotient(IxCtx *x, const Ix *at, int64_t k) {
+  if (at->kind != IX_MUL || at->b->kind != IX_CONST || at->b->value != k || k < 2) return NULL;
+  const Ix *q = at->a, *terms[FLAT_MAX_TERMS];
+  int n = 0;
+  bool left_nested = true;
+  if (!sum_terms(q, terms, &n, &left_nested) || n < 2) return NULL;
+  FlatTerms f = {.n = n};
+  int64_t c[FLAT_MAX_TERMS], over[FLAT_MAX_TERMS]; /* q's coefficients, p's */
+  Sym names[FLAT_MAX_TERMS];
+  size_t atoms = 0, most_digits = 0;
+  for (int i = 0; i < n; i++) {
+    const Ix *t = terms[i], *v = t;
+    c[i] = 1;
+    if (t->kind == IX_MUL && t->a->kind == IX_VAR && t->b->kind == IX_CONST && t->b->value >= 2)
+      v = t->a, c[i] = t->b->value;
+    if (v->kind == IX_CONST) {
+      if (i != n - 1 || v->value <= 0) return NULL; /* the constant last */
+      c[i] = v->value;
+      f.atoms[i] = false;
+      f.base[i] = 1; /* never read (term_length: its digits) */
+    } else if (v->kind == IX_VAR) {
+      if (i > 0 && c[i] >= c[i - 1]) return NULL; /* magnitudes decreasing: no tie */
+      for (int j = 0; j < i; j++)
+        if (ix_same_name(names[j], v->name)) return NULL;
+      names[i] = v->name;
+      f.atoms[i] = true;
+      f.base[i] = v->length;
+      atoms += v->length;
+    } else {
+      return NULL;
+    }
+    if (c[i] > PRODUCT_MAX_COEFFICIENT / k) return NULL;
+    over[i] = c[i] * k;
+    if (digits(over[i]) > most_digits) most_digits = digits(over[i]);
+  }
+  if (!no_factoring_shorter(&f, c)) return NULL;
+  unsigned all = (1u << n) - 1;
+  size_t flat = flat_length(&f, over, all), grouped = 3 * (size_t)(n - 1) + atoms + most_digits + 3;
+  size_t bound = grouped < flat ? grouped : flat;
+  if (at->length < bound) bound = at->length;
+  if (q->length > bound + 1 + digits(k)) return NULL;
+  /* q's terms added left to right (its length and text are the same however
+   * its sums nest: a sum right of " + " needs no parentheses) */
+  if (left_nested) return q;
+  const Ix *sum = terms[0];
+  for (int i = 1; i < n; i++) sum = ix_node(x, IX_ADD, sum, terms[i]);
+  return sum;
+}

@@ -483,6 +483,89 @@ static void test_quotient_read_once(Trees *t) {
   printf("index_flat: vector offsets read once: %d answered (%d grouped), %d declined\n", answered, grouped, declined);
 }
 
+/* a vector's offset where its element index is q*k, q a flat sum of
+ * build's form (index_flat.c, ix_flat_product_quotient: q's terms added
+ * left to right, told from the nodes) against the long way (the element
+ * index's polynomial divided by k and its form searched:
+ * ix_exact_quotient_form without shortcuts): the same node wherever it
+ * answers, and the shortcut path as a whole (ix_exact_quotient_form with
+ * them) the long way's answer everywhere.  The sums: two to six terms,
+ * variables times coefficients that share factors (so that a factoring of
+ * q is shorter about as often as not) and a constant last or none, in
+ * decreasing order of their coefficients (build's, where no two are
+ * equal) or in random order, nested left (assemble's), right (a split's
+ * i*n + j of the inner i*n + j: wg*4096 + (lid*64 + i)) or at random, with
+ * ranges pushed for some variables (the atoms' order, which no tie of
+ * coefficients leaves to decide here) */
+static const Ix *nested_sum(IxCtx *ix, const Ix *const *terms, int n, int how, Xorshift *rng) {
+  if (n == 1) return terms[0];
+  int left = how == 0 ? n - 1 : how == 1 ? 1 : 1 + xorshift_below(rng, n - 1);
+  return ix_add(ix, nested_sum(ix, terms, left, how, rng), nested_sum(ix, terms + left, n - left, how, rng));
+}
+
+static void test_product_quotient(Trees *t) {
+  static const int64_t coefficients[] = {1, 2, 3, 4, 6, 8, 12, 16, 30, 32, 64, 100, 512, 1000, 1024, 4096, 65536};
+  static const int64_t widths[] = {2, 3, 4, 8, 16};
+  static const char *const names[] = {"wg", "lid", "i", "j", "gid", "$step"};
+  int wrong = 0, answered = 0, grouped = 0, declined = 0, rebuilt = 0;
+  Xorshift rng = {0x9e3779b97f4a7c15u};
+  enum { SUMS = 12000 };
+  for (int m = 0; m < SUMS; m++) {
+    IxCtx ix;
+    ix_init(&ix, t->arena);
+    int n = xorshift_below(&rng, 5) + 2;
+    bool constant = xorshift_below(&rng, 3) == 0;
+    int64_t c[MAX_TERMS];
+    for (int q = 0; q < n; q++) {
+      c[q] = coefficients[xorshift_below(&rng, (int)DPIA_COUNTOF(coefficients))];
+      if (xorshift_below(&rng, 4) == 0) c[q] *= coefficients[xorshift_below(&rng, 8)];
+    }
+    int atoms = constant ? n - 1 : n;
+    if (xorshift_below(&rng, 4) != 0) /* build's order: decreasing coefficients */
+      for (int a = 1; a < atoms; a++)
+        for (int b = a; b > 0 && c[b] > c[b - 1]; b--) {
+          int64_t swap = c[b];
+          c[b] = c[b - 1], c[b - 1] = swap;
+        }
+    const Ix *terms[MAX_TERMS];
+    int first_name = xorshift_below(&rng, 2);
+    for (int q = 0; q < n; q++) {
+      if (q == atoms) {
+        terms[q] = ix_const(&ix, c[q]);
+        continue;
+      }
+      int name = q > 0 && xorshift_below(&rng, 16) == 0 ? first_name : (first_name + q) % (int)DPIA_COUNTOF(names);
+      const Ix *v = ix_var(&ix, intern_cstr(t->names, names[name])); /* now and then a variable of two terms */
+      terms[q] = ix_mul(&ix, v, ix_const(&ix, c[q]));
+      if (xorshift_below(&rng, 3) == 0) ix_push_range(&ix, v, NULL, ix_const(&ix, 1 + xorshift_below(&rng, 100)));
+    }
+    const Ix *q = nested_sum(&ix, terms, n, xorshift_below(&rng, 3), &rng);
+    int64_t k = widths[xorshift_below(&rng, (int)DPIA_COUNTOF(widths))];
+    const Ix *at = ix_mul(&ix, q, ix_const(&ix, k));
+    const Ix *told = ix_flat_product_quotient(&ix, at, k), *long_way = ix_exact_quotient_form(&ix, at, k, false);
+    const Ix *shortcuts = ix_exact_quotient_form(&ix, at, k, true);
+    bool same = told ? long_way && ix_equal(told, long_way) : true;
+    same &= shortcuts && long_way ? ix_equal(shortcuts, long_way) : shortcuts == long_way;
+    if (!same && wrong++ < 10)
+      fprintf(stderr, "test_index_flat.c: %s in vectors of %lld: told `%s`, with shortcuts `%s`, the long way `%s`\n",
+              print(t, at), (long long)k, told ? print(t, told) : "(none)", shortcuts ? print(t, shortcuts) : "(none)",
+              long_way ? print(t, long_way) : "(none)");
+    if (told) {
+      answered++;
+      rebuilt += told != q;
+    } else {
+      declined++;
+      grouped += long_way && strchr(print(t, long_way), '(') != NULL;
+    }
+  }
+  record_at(wrong == 0, __LINE__, "the offset told from q*k's nodes is the long way's (see above)");
+  /* not vacuous: answered, some of them nested otherwise than build's
+   * sum; declined, some where the long way groups */
+  CHECK(answered > SUMS / 8 && rebuilt > answered / 10 && declined > SUMS / 4 && grouped > 100);
+  printf("index_flat: offsets of q*k told: %d (%d added again), %d declined (%d grouped)\n", answered, rebuilt,
+         declined, grouped);
+}
+
 int main(void) {
   test_against_reference();
   DpiaMem mem;
@@ -502,6 +585,7 @@ int main(void) {
   test_flat_constant_profile(&trees);
   test_search_replay(&trees);
   test_quotient_read_once(&trees);
+  test_product_quotient(&trees);
   arena_free(&arena);
   printf("index_flat: %d passed, %d failed\n", passed, failed);
   return failed == 0 ? 0 : 1;
