@@ -30,9 +30,13 @@ typedef struct FlatTerms {
   bool atoms[FLAT_MAX_TERMS];
 } FlatTerms;
 
+/* the decimal digits of v >= 0, by powers of ten (a multiplication a
+ * digit where dividing v costs a few more: the searches below count
+ * digits of every coefficient they try) */
 static size_t digits(int64_t v) {
-  size_t n = 1;
-  for (; v >= 10; v /= 10) n++;
+  if (v < 10) return 1;
+  size_t n = 2;
+  for (int64_t power = 100; n < 19 && v >= power; power *= 10) n++;
   return n;
 }
 
@@ -42,14 +46,14 @@ static size_t term_length(const FlatTerms *f, int i, int64_t c) {
   return c == 1 ? f->base[i] : f->base[i] + 1 + digits(c);
 }
 
+/* the terms in mask, one by one (the lowest first) */
+#define FOR_EACH_TERM(i, mask)                                                                                     \
+  for (unsigned i##_left = (mask), i; i##_left && (i = (unsigned)__builtin_ctz(i##_left), 1); i##_left &= i##_left - 1)
+
 static size_t flat_length(const FlatTerms *f, const int64_t *c, unsigned mask) {
-  size_t length = 0, parts = 0;
-  for (int i = 0; i < f->n; i++) {
-    if (!(mask & (1u << i))) continue;
-    length += term_length(f, i, c[i]);
-    parts++;
-  }
-  return length + 3 * (parts - 1); /* " + " between positive parts */
+  size_t length = 0;
+  FOR_EACH_TERM(i, mask) length += term_length(f, (int)i, c[i]);
+  return length + 3 * (size_t)(__builtin_popcount(mask) - 1); /* " + " between positive parts */
 }
 
 /* The least lengths of the factored forms of the terms in mask
@@ -100,21 +104,19 @@ static void factored_search(const FlatTerms *f, const int64_t *c, unsigned mask,
   *single = *sum = SIZE_MAX;
   int64_t tried[FLAT_MAX_TERMS * FLAT_MAX_TERMS];
   int ntried = 0;
-  for (int i = 0; i < f->n; i++) {
-    for (int j = i + 1; j < f->n; j++) {
-      if (!(mask & (1u << i)) || !(mask & (1u << j))) continue;
+  FOR_EACH_TERM(i, mask) {
+    FOR_EACH_TERM(j, mask & ~((2u << i) - 1)) { /* the pairs i < j in term order */
       int64_t g = poly_gcd(c[i], c[j]);
       bool seen = g <= 1;
       for (int k = 0; k < ntried && !seen; k++) seen = tried[k] == g;
       if (seen) continue;
       tried[ntried++] = g;
-      /* the terms g divides (i and j among them, so two or more) over g */
+      /* the terms g divides (i and j among them, so two or more) over g;
+       * only those are read below (divided, in) */
       int64_t divided[FLAT_MAX_TERMS];
       unsigned in = 0;
-      for (int k = 0; k < f->n; k++) {
-        divided[k] = c[k];
-        if ((mask & (1u << k)) && c[k] % g == 0) divided[k] = c[k] / g, in |= 1u << k;
-      }
+      FOR_EACH_TERM(k, mask)
+        if (c[k] % g == 0) divided[k] = c[k] / g, in |= 1u << k;
       /* their form as the left operand of '*': a sum (the flat one, or
        * one with a group) in parentheses, a group alone as it is */
       size_t inner_single, inner_sum, inner_flat = flat_length(f, divided, in) + 2;
