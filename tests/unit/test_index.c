@@ -1324,6 +1324,23 @@ static void test_linear_polys(Tester *t) {
     differing += linear_differs(t, range_sets[e % (int)DPIA_COUNTOF(range_sets)], input, e);
   }
   CHECK(linear > EXPRESSIONS / 2); /* not vacuous: most are read in one walk */
+  /* ix_linear (a walk that writes no term) answers as ix_linear_terms at
+   * its count of leaves too: sums of 28 to 40 leaves, some constants, some
+   * subtracted, some deep in products */
+  int counted = 0;
+  for (int n = 28; n <= 40; n++) {
+    const Ix *sum = NULL;
+    for (int l = 0; l < n; l++) {
+      const Ix *leaf = l % 5 == 4 ? ix_const(&build, l) : ix_var(&build, intern_cstr(t->names, l % 2 ? "i" : "j"));
+      if (l % 7 == 3) leaf = ix_mul(&build, leaf, ix_const(&build, 3));
+      sum = !sum ? leaf : l % 3 == 2 ? ix_sub(&build, sum, leaf) : ix_add(&build, sum, leaf);
+    }
+    PolyTerm *terms;
+    bool walked = ix_linear_terms(t->arena, sum, &terms) >= 0;
+    CHECK(walked == ix_linear(sum));
+    counted += walked;
+  }
+  CHECK(counted > 0 && counted < 13); /* both sides of IX_LINEAR_TERMS */
   printf("index: linear: %d expressions, %d read in one walk\n", EXPRESSIONS, linear);
 }
 
