@@ -196,6 +196,12 @@ typedef struct IxFlatSum {
   /* gcd(c[i], c[j]) for i < j at pair[i][j]: the same at every constant
    * (ix_flat_constant_key asks them at each step) */
   int64_t pair[6][6];
+  /* at least one term, each one variable (times its coefficient), no two
+   * alike, coefficients strictly decreasing: s + k in the order build adds
+   * its parts (index_flat.c says why), so that ix_simplify gives s + k
+   * itself, node for node, for any index of its polynomial written as a
+   * flat sum, wherever ix_flat_sum_shortest(s, k), k > 0 */
+  bool ordered;
 } IxFlatSum;
 void ix_flat_sum_read(const Ix *s, IxFlatSum *sum);
 /* ix_is_flat_and_shortest(s + k), k >= 0 (index_flat.c) */

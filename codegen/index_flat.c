@@ -275,6 +275,31 @@ bool ix_is_flat_and_shortest(const Ix *e) {
  * s + k, s one flat sum and k the step's constant: s is read once
  * (ix_flat_sum_read) and asked at each step's k (ix_flat_sum_shortest),
  * once per key of k (ix_flat_constant_key, where the argument is). */
+/* s a sum added left to right, each term a variable or a variable times
+ * a constant of at least 2 (as term_magnitude makes it), their
+ * coefficients strictly decreasing (IxFlatSum.ordered) */
+static bool in_build_order(const Ix *s) {
+  const Ix *terms[FLAT_MAX_TERMS];
+  int n = 0;
+  for (; s->kind == IX_ADD; s = s->a) {
+    if (n == FLAT_MAX_TERMS - 1) return false;
+    terms[n++] = s->b;
+  }
+  terms[n++] = s;
+  int64_t before = INT64_MAX;
+  for (int i = n - 1; i >= 0; i--) { /* the first term first */
+    const Ix *t = terms[i];
+    int64_t c = 1;
+    if (t->kind == IX_MUL && t->a->kind == IX_VAR && t->b->kind == IX_CONST && t->b->value >= 2)
+      c = t->b->value;
+    else if (t->kind != IX_VAR)
+      return false;
+    if (c >= before) return false;
+    before = c;
+  }
+  return true;
+}
+
 void ix_flat_sum_read(const Ix *s, IxFlatSum *sum) {
   memset(sum, 0, sizeof *sum);
   if (!s) return;
@@ -294,6 +319,16 @@ void ix_flat_sum_read(const Ix *s, IxFlatSum *sum) {
   for (int i = 0; i < n; i++)
     for (int j = i + 1; j < n && sum->apart; j++) sum->pair[i][j] = poly_gcd(sum->c[i], sum->c[j]);
   sum->n = n;
+  /* build's order (index.c, assemble: compare_for_print's, the degree
+   * first, then the magnitude of the coefficient, none equal here, so the
+   * atoms' order, which the ranges decide, never does), the constant last:
+   * where no factoring is shorter (ix_flat_sum_shortest: the search and
+   * its replay find none, index_flat.c's product quotient says why), build
+   * adds s's parts, each a variable times its coefficient unless 1
+   * (term_magnitude), left to right and then k: s + k as s is made
+   * (flat_terms' left-nested sum); and any flat sum of its polynomial
+   * prints no shorter than that, so ix_simplify keeps it */
+  sum->ordered = sum->apart && n >= 1 && in_build_order(s);
 }
 
 /* ix_is_flat_and_shortest(s + k) without s's walk: its terms (flat_terms)

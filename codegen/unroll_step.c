@@ -360,7 +360,7 @@ static const Ix *ix_index_at_step(AtStep *at, const Ix *e) {
   bool shortest;
   if (made && at->compared) {
     shortest = true;
-  } else if (!made || at->both) {
+  } else if (!made || (at->both && !si->read.ordered)) {
     const Ix *simplified = ix_simplify(x, ix_at_step(x, e, at->value));
     /* where flat_at_step's sum is ix_simplify's, whether it is the
      * shortest form is asked by its constant's key (flat_at_step_shortest,
@@ -370,6 +370,10 @@ static const Ix *ix_index_at_step(AtStep *at, const Ix *e) {
     shortest = flat ? flat_at_step_shortest(si, made, at->value->value) : ix_is_flat_and_shortest(simplified);
     made = simplified;
   } else {
+    /* at step 1 too where the other terms are in build's order
+     * (IxFlatSum.ordered): ix_simplify gives made exactly where it is
+     * the shortest form (tests/unit/test_index_flat.c), and where it is
+     * not, no step is copied */
     shortest = flat_at_step_shortest(si, made, at->value->value);
   }
   if (!shortest) at->same = false;

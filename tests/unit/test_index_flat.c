@@ -566,6 +566,83 @@ static void test_product_quotient(Trees *t) {
          declined, grouped);
 }
 
+/* a flat sum read once in build's order (IxFlatSum.ordered) plus a
+ * constant k where ix_flat_sum_shortest tells no factoring shorter: what
+ * ix_simplify gives for the same polynomial however written as a flat sum
+ * (its terms in any order and nesting, k split into two constants
+ * anywhere among them), node for node, under ranges pushed or not: an
+ * unrolled step's index, whose check against ix_simplify at step 1
+ * (codegen/unroll_step.c) is spared where this holds.  The sums: one to
+ * five variables times coefficients that share factors, in decreasing
+ * order or not, now and then a coefficient before its variable or a
+ * variable of two terms (neither ordered) */
+static const Ix *written_sum(IxCtx *ix, const Ix *const *terms, int n, int64_t k, Xorshift *rng) {
+  const Ix *parts[MAX_TERMS + 2];
+  int np = 0;
+  for (int i = 0; i < n; i++) parts[np++] = terms[i];
+  int64_t split = k > 1 ? xorshift_below(rng, (int)(k < 1000 ? k : 1000)) : 0;
+  parts[np++] = ix_const(ix, k - split);
+  if (split) parts[np++] = ix_const(ix, split);
+  for (int i = np - 1; i > 0; i--) { /* shuffled */
+    int j = xorshift_below(rng, i + 1);
+    const Ix *swap = parts[i];
+    parts[i] = parts[j], parts[j] = swap;
+  }
+  const Ix *sum = parts[0];
+  for (int i = 1; i < np; i++) sum = xorshift_below(rng, 2) ? ix_add(ix, sum, parts[i]) : ix_add(ix, parts[i], sum);
+  return sum;
+}
+
+static void test_ordered_sum(Trees *t) {
+  static const int64_t coefficients[] = {1, 2, 3, 4, 6, 8, 12, 16, 32, 48, 64, 100, 512, 1000, 4096};
+  static const char *const names[] = {"wg", "lid", "i", "j", "gid"};
+  int wrong = 0, told = 0, longer = 0, unordered = 0;
+  Xorshift rng = {0xd1b54a32d192ed03u};
+  for (int m = 0; m < 3000; m++) {
+    IxCtx ix;
+    ix_init(&ix, t->arena);
+    int n = xorshift_below(&rng, 5) + 1;
+    int64_t c[MAX_TERMS];
+    for (int q = 0; q < n; q++) c[q] = coefficients[xorshift_below(&rng, (int)DPIA_COUNTOF(coefficients))];
+    if (xorshift_below(&rng, 3) != 0)
+      for (int a = 1; a < n; a++)
+        for (int b = a; b > 0 && c[b] > c[b - 1]; b--) {
+          int64_t swap = c[b];
+          c[b] = c[b - 1], c[b - 1] = swap;
+        }
+    const Ix *terms[MAX_TERMS], *s = NULL;
+    for (int q = 0; q < n; q++) {
+      int name = q > 0 && xorshift_below(&rng, 20) == 0 ? 0 : q;
+      const Ix *v = ix_var(&ix, intern_cstr(t->names, names[name]));
+      terms[q] = xorshift_below(&rng, 20) == 0 ? ix_mul(&ix, ix_const(&ix, c[q]), v) : ix_mul(&ix, v, ix_const(&ix, c[q]));
+      if (xorshift_below(&rng, 3) == 0) ix_push_range(&ix, v, NULL, ix_const(&ix, 1 + xorshift_below(&rng, 64)));
+      s = s ? ix_add(&ix, s, terms[q]) : terms[q];
+    }
+    IxFlatSum read;
+    ix_flat_sum_read(s, &read);
+    if (!read.ordered) {
+      unordered++;
+      continue;
+    }
+    for (int64_t k = 1; k <= 48; k += 1 + xorshift_below(&rng, 4)) {
+      if (!ix_flat_sum_shortest(&read, k)) {
+        longer++;
+        continue;
+      }
+      told++;
+      const Ix *made = ix_add(&ix, s, ix_const(&ix, k)), *written = written_sum(&ix, terms, n, k, &rng);
+      const Ix *simplified = ix_simplify(&ix, written);
+      if (!ix_equal(simplified, made) && wrong++ < 10)
+        fprintf(stderr, "test_index_flat.c: %s + %lld read in build's order, but `%s` simplifies to `%s`\n", print(t, s),
+                (long long)k, print(t, written), print(t, simplified));
+    }
+  }
+  record_at(wrong == 0, __LINE__, "a sum read in build's order plus a constant is ix_simplify's form (see above)");
+  CHECK(told > 10000 && longer > 100 && unordered > 300); /* not vacuous */
+  printf("index_flat: sums in build's order: %d told, %d with a shorter form, %d sums not in order\n", told, longer,
+         unordered);
+}
+
 int main(void) {
   test_against_reference();
   DpiaMem mem;
@@ -586,6 +663,7 @@ int main(void) {
   test_search_replay(&trees);
   test_quotient_read_once(&trees);
   test_product_quotient(&trees);
+  test_ordered_sum(&trees);
   arena_free(&arena);
   printf("index_flat: %d passed, %d failed\n", passed, failed);
   return failed == 0 ? 0 : 1;
