@@ -212,6 +212,10 @@ typedef struct IxFlatConstantKey {
   int64_t v[24];
 } IxFlatConstantKey;
 bool ix_flat_constant_key(const IxFlatSum *sum, int64_t k, IxFlatConstantKey *key);
+/* ix_flat_constant_key(sum, k) is the key of every k with no common
+ * factor with any of s's coefficients (k > 0), whose answer is s's own
+ * (index_flat.c), told without making the key */
+bool ix_flat_constant_apart(const IxFlatSum *sum, int64_t k);
 /* the key of k > 0 but for k's own digits (*kdigits): for two constants
  * of one profile, ix_flat_sum_shortest's yes for the one of more digits is
  * the other's too, and its no for the one of fewer digits (index_flat.c) */

@@ -394,6 +394,14 @@ bool ix_flat_constant_key(const IxFlatSum *sum, int64_t k, IxFlatConstantKey *ke
   return true;
 }
 
+bool ix_flat_constant_apart(const IxFlatSum *sum, int64_t k) {
+  int n = sum->n;
+  if (n < 0 || n >= FLAT_MAX_TERMS || k <= 0 || (n >= 2 && !sum->apart)) return false;
+  for (int i = 0; i < n; i++)
+    if (sum->c[i] <= 0 || poly_gcd(sum->c[i], k) != 1) return false;
+  return true;
+}
+
 /* The key without k's own digits, and those digits (*kdigits): where two
  * constants have one profile, ix_flat_sum_shortest answers for the one
  * with fewer digits what it answers for the other if that is yes, and for

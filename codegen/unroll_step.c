@@ -211,6 +211,7 @@ typedef struct StepIndex {
   const Ix *others;   /* the terms but $step's and the constant; NULL: none */
   int64_t c, c0;
   IxFlatSum read;     /* others read once for every step's constant */
+  int apart; /* the answer at every constant apart from the others' coefficients: -1 not yet asked */
   int nanswers;
   IxFlatConstantKey keys[STEP_INDEX_ANSWERS]; /* profiles (ix_flat_constant_profile) */
   int kdigits[STEP_INDEX_ANSWERS];
@@ -260,6 +261,7 @@ static void read_step_index(IxCtx *x, const Ix *s, StepIndex *si) {
   if (!c) return;
   si->flat = true;
   si->others = sum, si->c = c, si->c0 = c0;
+  si->apart = -1;
   ix_flat_sum_read(sum, &si->read);
 }
 
@@ -289,6 +291,12 @@ static bool flat_at_step_shortest(StepIndex *si, const Ix *made, int64_t t) {
   IxFlatConstantKey profile;
   int kdigits;
   if (si->read.n < 0) return ix_is_flat_and_shortest(made);
+  /* a constant apart (most odd steps): one key, one answer, found without
+   * the key */
+  if (ix_flat_constant_apart(&si->read, k)) {
+    if (si->apart < 0) si->apart = ix_flat_sum_shortest(&si->read, k);
+    return si->apart;
+  }
   if (!ix_flat_constant_profile(&si->read, k, &profile, &kdigits)) return ix_flat_sum_shortest(&si->read, k);
   for (int i = 0; i < si->nanswers; i++) {
     if (memcmp(&si->keys[i], &profile, sizeof profile) != 0) continue;

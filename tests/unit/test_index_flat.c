@@ -244,7 +244,7 @@ static void test_flat_constant_key(Trees *t) {
   Xorshift rng = {0x2545f4914f6cdd1du};
   IxCtx ix;
   ix_init(&ix, t->arena);
-  int shared = 0, wrong = 0, shortest = 0, not_shortest = 0;
+  int shared = 0, wrong = 0, shortest = 0, not_shortest = 0, aparts = 0;
   for (int n = 0; n < SUMS; n++) {
     int terms = (int)xorshift_below(&rng, 5) + (n < 10 ? 0 : 1);
     const Ix *s = NULL;
@@ -273,6 +273,12 @@ static void test_flat_constant_key(Trees *t) {
                 answer, !answer);
       IxFlatConstantKey key, reference;
       bool keyed = ix_flat_constant_key(&read, k, &key);
+      /* apart exactly where the key says so (unroll_step.c asks it first) */
+      bool apart = keyed && key.v[1] == -1;
+      if (ix_flat_constant_apart(&read, k) != apart && wrong++ < 10)
+        fprintf(stderr, "test_index_flat.c: %s + %lld: apart %d, the key's %d\n", s ? print(t, s) : "0", (long long)k,
+                !apart, apart);
+      aparts += apart;
       if ((keyed != reference_constant_key(&read, k, &reference) || (keyed && memcmp(&key, &reference, sizeof key) != 0)) &&
           wrong++ < 10)
         fprintf(stderr, "test_index_flat.c: %s + %lld: a key not the reference's\n", s ? print(t, s) : "0", (long long)k);
@@ -295,9 +301,9 @@ static void test_flat_constant_key(Trees *t) {
   record_at(wrong == 0, __LINE__, "the sum read once and a constant's key tell ix_is_flat_and_shortest's answer (see above)");
   /* not vacuous: keys shared, with answers of both kinds */
   CHECK(shared > SUMS * CONSTANTS / 2);
-  CHECK(shortest > 1000 && not_shortest > 1000);
-  printf("index_flat: flat constant keys: %d constants answered by a key seen before (%d shortest, %d not)\n", shared,
-         shortest, not_shortest);
+  CHECK(shortest > 1000 && not_shortest > 1000 && aparts > 1000);
+  printf("index_flat: flat constant keys: %d constants answered by a key seen before (%d shortest, %d not), %d apart\n",
+         shared, shortest, not_shortest, aparts);
 }
 
 /* ix_flat_constant_profile: a constant's answer told by another's of its
