@@ -432,7 +432,7 @@ bool ix_flat_constant_profile(const IxFlatSum *sum, int64_t k, IxFlatConstantKey
     if (g == 1) profile->v[v] = -2;
     v++;
     for (int j = i + 1; j < n; j++, v++)
-      if (poly_gcd(sum->c[i], sum->c[j]) == 1) profile->v[v] = -2;
+      if (sum->pair[i][j] == 1) profile->v[v] = -2; /* read with s (ix_flat_sum_read) */
   }
   return true;
 }
