@@ -51,9 +51,9 @@ static size_t term_length(const FlatTerms *f, int i, int64_t c) {
   for (unsigned i##_left = (mask), i; i##_left && (i = (unsigned)__builtin_ctz(i##_left), 1); i##_left &= i##_left - 1)
 
 static size_t flat_length(const FlatTerms *f, const int64_t *c, unsigned mask) {
-  size_t length = 0;
-  FOR_EACH_TERM(i, mask) length += term_length(f, (int)i, c[i]);
-  return length + 3 * (size_t)(__builtin_popcount(mask) - 1); /* " + " between positive parts */
+  size_t length = 0, parts = 0;
+  FOR_EACH_TERM(i, mask) length += term_length(f, (int)i, c[i]), parts++;
+  return length + 3 * (parts - 1); /* " + " between positive parts */
 }
 
 /* The least lengths of the factored forms of the terms in mask
@@ -624,7 +624,7 @@ const Ix *ix_flat_product_quotient(IxCtx *x, const Ix *at, int64_t k) {
     } else if (v->kind == IX_VAR) {
       if (i > 0 && c[i] >= c[i - 1]) return NULL; /* magnitudes decreasing: no tie */
       for (int j = 0; j < i; j++)
-        if (ix_same_name(names[j], v->name)) return NULL;
+        if (names[j] == v->name || ix_same_name(names[j], v->name)) return NULL;
       names[i] = v->name;
       f.atoms[i] = true;
       f.base[i] = v->length;
