@@ -102,8 +102,10 @@ typedef struct IxCtx {
    * and sums dozens of times, the two reads of a zip all of them twice) */
   struct IxRecentLeaves *recent; /* made at the first leaf (index_build.c) */
   /* every polynomial made node by node, none of a sum of atoms times
-   * constants read in one walk (index.c, to_poly): the general way, which
-   * that walk must agree with (tests/unit/test_index.c) */
+   * constants read in one walk (index.c, to_poly), and no simplified form
+   * told from an index's nodes (a variable's, a flat sum's in build's
+   * order: index_flat.c, ix_flat_sum_form): the general way, which those
+   * must agree with (tests/unit/test_index.c) */
   bool general_polys;
 } IxCtx;
 

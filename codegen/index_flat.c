@@ -601,51 +601,95 @@ static bool sum_terms(const Ix *e, const Ix **terms, int *n, bool *left_nested) 
   return sum_terms(e->a, terms, n, left_nested) && sum_terms(e->b, terms, n, left_nested);
 }
 
+/* A sum in build's flat form, read (for both questions below): its terms
+ * in the order it prints them into terms[], each a variable, times a
+ * coefficient of at least 2 or not, the magnitudes strictly decreasing,
+ * no variable twice, then a constant > 0 or none, every coefficient and the
+ * constant times `times` within ix_linear_terms' bound; their FlatTerms and
+ * coefficients; false where q is no such sum */
+typedef struct OrderedSum {
+  int n;
+  bool left_nested;
+  const Ix *terms[FLAT_MAX_TERMS];
+  FlatTerms f;
+  int64_t c[FLAT_MAX_TERMS];
+  size_t atoms; /* the variables' lengths */
+} OrderedSum;
+
+static bool read_ordered_sum(const Ix *q, int64_t times, OrderedSum *o) {
+  o->n = 0;
+  o->left_nested = true;
+  if (!sum_terms(q, o->terms, &o->n, &o->left_nested) || o->n < 2) return false;
+  int n = o->n;
+  o->f.n = n;
+  o->atoms = 0;
+  Sym names[FLAT_MAX_TERMS];
+  for (int i = 0; i < n; i++) {
+    const Ix *t = o->terms[i], *v = t;
+    int64_t c = 1;
+    if (t->kind == IX_MUL && t->a->kind == IX_VAR && t->b->kind == IX_CONST && t->b->value >= 2)
+      v = t->a, c = t->b->value;
+    if (v->kind == IX_CONST) {
+      if (i != n - 1 || v->value <= 0) return false; /* the constant last */
+      c = v->value;
+      o->f.atoms[i] = false;
+      o->f.base[i] = 1; /* never read (term_length: its digits) */
+    } else if (v->kind == IX_VAR) {
+      if (i > 0 && c >= o->c[i - 1]) return false; /* magnitudes decreasing: no tie */
+      for (int j = 0; j < i; j++)
+        if (names[j] == v->name || ix_same_name(names[j], v->name)) return false;
+      names[i] = v->name;
+      o->f.atoms[i] = true;
+      o->f.base[i] = v->length;
+      o->atoms += v->length;
+    } else {
+      return false;
+    }
+    if (c > PRODUCT_MAX_COEFFICIENT / times) return false;
+    o->c[i] = c;
+  }
+  return true;
+}
+
+/* the sum's terms added left to right (its length and text are the same
+ * however its sums nest: a sum right of " + " needs no parentheses) */
+static const Ix *added_left_to_right(IxCtx *x, const Ix *q, const OrderedSum *o) {
+  if (o->left_nested) return q;
+  const Ix *sum = o->terms[0];
+  for (int i = 1; i < o->n; i++) sum = ix_node(x, IX_ADD, sum, o->terms[i]);
+  return sum;
+}
+
 const Ix *ix_flat_product_quotient(IxCtx *x, const Ix *at, int64_t k) {
   if (at->kind != IX_MUL || at->b->kind != IX_CONST || at->b->value != k || k < 2) return NULL;
-  const Ix *q = at->a, *terms[FLAT_MAX_TERMS];
-  int n = 0;
-  bool left_nested = true;
-  if (!sum_terms(q, terms, &n, &left_nested) || n < 2) return NULL;
-  FlatTerms f = {.n = n};
-  int64_t c[FLAT_MAX_TERMS], over[FLAT_MAX_TERMS]; /* q's coefficients, p's */
-  Sym names[FLAT_MAX_TERMS];
-  size_t atoms = 0, most_digits = 0;
+  const Ix *q = at->a;
+  OrderedSum o;
+  if (!read_ordered_sum(q, k, &o) || !no_factoring_shorter(&o.f, o.c)) return NULL;
+  int n = o.n;
+  int64_t over[FLAT_MAX_TERMS]; /* p's coefficients */
+  size_t most_digits = 0;
   for (int i = 0; i < n; i++) {
-    const Ix *t = terms[i], *v = t;
-    c[i] = 1;
-    if (t->kind == IX_MUL && t->a->kind == IX_VAR && t->b->kind == IX_CONST && t->b->value >= 2)
-      v = t->a, c[i] = t->b->value;
-    if (v->kind == IX_CONST) {
-      if (i != n - 1 || v->value <= 0) return NULL; /* the constant last */
-      c[i] = v->value;
-      f.atoms[i] = false;
-      f.base[i] = 1; /* never read (term_length: its digits) */
-    } else if (v->kind == IX_VAR) {
-      if (i > 0 && c[i] >= c[i - 1]) return NULL; /* magnitudes decreasing: no tie */
-      for (int j = 0; j < i; j++)
-        if (names[j] == v->name || ix_same_name(names[j], v->name)) return NULL;
-      names[i] = v->name;
-      f.atoms[i] = true;
-      f.base[i] = v->length;
-      atoms += v->length;
-    } else {
-      return NULL;
-    }
-    if (c[i] > PRODUCT_MAX_COEFFICIENT / k) return NULL;
-    over[i] = c[i] * k;
-    if (digits(over[i]) > most_digits) most_digits = digits(over[i]);
+    over[i] = o.c[i] * k;
+    size_t d = digits(over[i]);
+    if (d > most_digits) most_digits = d;
   }
-  if (!no_factoring_shorter(&f, c)) return NULL;
   unsigned all = (1u << n) - 1;
-  size_t flat = flat_length(&f, over, all), grouped = 3 * (size_t)(n - 1) + atoms + most_digits + 3;
+  size_t flat = flat_length(&o.f, over, all), grouped = 3 * (size_t)(n - 1) + o.atoms + most_digits + 3;
   size_t bound = grouped < flat ? grouped : flat;
   if (at->length < bound) bound = at->length;
   if (q->length > bound + 1 + digits(k)) return NULL;
-  /* q's terms added left to right (its length and text are the same however
-   * its sums nest: a sum right of " + " needs no parentheses) */
-  if (left_nested) return q;
-  const Ix *sum = terms[0];
-  for (int i = 1; i < n; i++) sum = ix_node(x, IX_ADD, sum, terms[i]);
-  return sum;
+  return added_left_to_right(x, q, &o);
+}
+
+/* ix_simplify(x, e) where e is a sum in build's flat form (read_ordered_sum,
+ * any nesting) with no factoring strictly shorter: to_poly reads e's terms
+ * (ix_linear_terms, within its bounds), and build gives their flat sum
+ * for the reasons the product quotient's above gives, e's own terms added
+ * left to right, which prints as long as e (so ix_simplify keeps it): a
+ * scalar read's element index, a split's wg*4096 + (lid*64 + i) (issue
+ * 35).  NULL where not told so. */
+const Ix *ix_flat_sum_form(IxCtx *x, const Ix *e) {
+  OrderedSum o;
+  if (e->kind != IX_ADD || !read_ordered_sum(e, 1, &o) || !no_factoring_shorter(&o.f, o.c)) return NULL;
+  return added_left_to_right(x, e, &o);
 }

@@ -60,6 +60,9 @@ void ix_flat_factored_lengths(int n, const size_t *base, const bool *atoms, cons
  * left to right, told from at's nodes (index_flat.c); NULL where it
  * cannot tell so */
 const Ix *ix_flat_product_quotient(IxCtx *x, const Ix *at, int64_t k);
+/* ix_simplify(x, e) where e is such a flat sum itself (index_flat.c); NULL
+ * where not told so */
+const Ix *ix_flat_sum_form(IxCtx *x, const Ix *e);
 /* no two of p's coefficients with a common factor > 1 (index.c's search tries none) */
 bool ix_coprime_coefficients(Poly p);
 /* build(to_poly(e)) (index.c), by the search alone where !shortcuts (what

@@ -602,11 +602,15 @@ static const Ix *written_sum(IxCtx *ix, const Ix *const *terms, int n, int64_t k
 static void test_ordered_sum(Trees *t) {
   static const int64_t coefficients[] = {1, 2, 3, 4, 6, 8, 12, 16, 32, 48, 64, 100, 512, 1000, 4096};
   static const char *const names[] = {"wg", "lid", "i", "j", "gid"};
-  int wrong = 0, told = 0, longer = 0, unordered = 0;
+  int wrong = 0, told = 0, longer = 0, unordered = 0, by_nodes = 0;
   Xorshift rng = {0xd1b54a32d192ed03u};
   for (int m = 0; m < 3000; m++) {
-    IxCtx ix;
+    /* ix: the simplifier with its shortcuts; general: without
+     * (IxCtx.general_polys), under the same ranges */
+    IxCtx ix, general;
     ix_init(&ix, t->arena);
+    ix_init(&general, t->arena);
+    general.general_polys = true;
     int n = xorshift_below(&rng, 5) + 1;
     int64_t c[MAX_TERMS];
     for (int q = 0; q < n; q++) c[q] = coefficients[xorshift_below(&rng, (int)DPIA_COUNTOF(coefficients))];
@@ -621,32 +625,41 @@ static void test_ordered_sum(Trees *t) {
       int name = q > 0 && xorshift_below(&rng, 20) == 0 ? 0 : q;
       const Ix *v = ix_var(&ix, intern_cstr(t->names, names[name]));
       terms[q] = xorshift_below(&rng, 20) == 0 ? ix_mul(&ix, ix_const(&ix, c[q]), v) : ix_mul(&ix, v, ix_const(&ix, c[q]));
-      if (xorshift_below(&rng, 3) == 0) ix_push_range(&ix, v, NULL, ix_const(&ix, 1 + xorshift_below(&rng, 64)));
+      if (xorshift_below(&rng, 3) == 0) {
+        const Ix *hi = ix_const(&ix, 1 + xorshift_below(&rng, 64));
+        ix_push_range(&ix, v, NULL, hi);
+        ix_push_range(&general, v, NULL, hi);
+      }
       s = s ? ix_add(&ix, s, terms[q]) : terms[q];
     }
     IxFlatSum read;
     ix_flat_sum_read(s, &read);
-    if (!read.ordered) {
-      unordered++;
-      continue;
-    }
+    unordered += !read.ordered;
     for (int64_t k = 1; k <= 48; k += 1 + xorshift_below(&rng, 4)) {
+      const Ix *written = written_sum(&ix, terms, n, k, &rng), *simplified = ix_simplify(&ix, written);
+      /* the shortcuts' form is the general way's, node for node */
+      const Ix *long_way = ix_simplify(&general, written);
+      by_nodes += ix_flat_sum_form(&ix, written) != NULL;
+      if (!ix_equal(simplified, long_way) && wrong++ < 10)
+        fprintf(stderr, "test_index_flat.c: `%s` simplifies to `%s`, the general way to `%s`\n", print(t, written),
+                print(t, simplified), print(t, long_way));
+      if (!read.ordered) continue;
       if (!ix_flat_sum_shortest(&read, k)) {
         longer++;
         continue;
       }
       told++;
-      const Ix *made = ix_add(&ix, s, ix_const(&ix, k)), *written = written_sum(&ix, terms, n, k, &rng);
-      const Ix *simplified = ix_simplify(&ix, written);
-      if (!ix_equal(simplified, made) && wrong++ < 10)
+      const Ix *made = ix_add(&ix, s, ix_const(&ix, k));
+      if (!ix_equal(long_way, made) && wrong++ < 10)
         fprintf(stderr, "test_index_flat.c: %s + %lld read in build's order, but `%s` simplifies to `%s`\n", print(t, s),
-                (long long)k, print(t, written), print(t, simplified));
+                (long long)k, print(t, written), print(t, long_way));
     }
   }
   record_at(wrong == 0, __LINE__, "a sum read in build's order plus a constant is ix_simplify's form (see above)");
-  CHECK(told > 10000 && longer > 100 && unordered > 300); /* not vacuous */
-  printf("index_flat: sums in build's order: %d told, %d with a shorter form, %d sums not in order\n", told, longer,
-         unordered);
+  CHECK(told > 10000 && longer > 100 && unordered > 300 && by_nodes > 1000); /* not vacuous */
+  printf("index_flat: sums in build's order: %d told, %d with a shorter form, %d sums not in order; %d simplified "
+         "from their nodes\n",
+         told, longer, unordered, by_nodes);
 }
 
 int main(void) {
