@@ -1401,6 +1401,36 @@ static void test_printing_sums(Tester *t) {
               "wg*512 + lid*16 + 5");
 }
 
+/* a constant's length as ix_seal counts it (decimal_length, by powers of
+ * ten) is its printed text's, at every number of digits and both signs,
+ * the ends of int64 among them */
+static void test_constant_lengths(Tester *t) {
+  IxCtx ix;
+  ix_init(&ix, t->arena);
+  int wrong = 0, asked = 0;
+  for (int sign = 0; sign < 2; sign++) {
+    uint64_t power = 1;
+    for (int d = 0; d <= 19; d++, power *= 10) {
+      const uint64_t around[] = {power - 1, power, power + 1, power * 9 / 10 * 10 + 9};
+      for (int a = 0; a < (int)DPIA_COUNTOF(around); a++) {
+        if (around[a] > (uint64_t)INT64_MAX) continue;
+        int64_t v = sign ? -(int64_t)around[a] : (int64_t)around[a];
+        const Ix *c = ix_const(&ix, v);
+        asked++;
+        if (strlen(print(t, c)) != c->length && wrong++ < 10)
+          fprintf(stderr, "test_index.c: %lld: length %zu, printed `%s`\n", (long long)v, c->length, print(t, c));
+      }
+    }
+  }
+  const int64_t ends[] = {INT64_MAX, INT64_MIN, INT64_MIN + 1};
+  for (int e = 0; e < (int)DPIA_COUNTOF(ends); e++, asked++) {
+    const Ix *c = ix_const(&ix, ends[e]);
+    if (strlen(print(t, c)) != c->length && wrong++ < 10)
+      fprintf(stderr, "test_index.c: %lld: length %zu, printed `%s`\n", (long long)ends[e], c->length, print(t, c));
+  }
+  CHECK(wrong == 0 && asked > 100);
+}
+
 int main(void) {
   DpiaMem mem;
   jmp_buf on_oom;
@@ -1430,6 +1460,7 @@ int main(void) {
   test_recent_leaves(t);
   test_random(t);
   test_linear_polys(t);
+  test_constant_lengths(t);
 
   printf("index: %d passed, %d failed\n", t->passed, t->failed);
   arena_free(&arena);
