@@ -1190,9 +1190,18 @@ static void remember_poly(Simplifier *s, const Ix *simplified, Poly p) {
 /* ---- the interface ---- */
 
 const Ix *ix_simplify(IxCtx *x, const Ix *e) {
+  /* a variable is its own normal form: build makes back the very atom
+   * (term_magnitude) */
+  if (e->kind == IX_VAR && !x->general_polys) return e;
   MemoTable *memo = &memo_of(x)->simplified;
   const MemoEntry *known = memo_find(memo, e->hash, x->scope, same_ix, NULL, e);
   if (known) return known->value;
+  /* a flat sum in build's order, told from its nodes (index_flat.c) */
+  const Ix *flat = x->general_polys ? NULL : ix_flat_sum_form(x, e);
+  if (flat) {
+    memo_put(x->arena, memo, (MemoEntry){e, e->hash, x->scope, flat, 0}, same_ix, NULL);
+    return flat;
+  }
   Simplifier s;
   simplifier_init(&s, x);
   Poly p = to_poly(&s, e);
@@ -1370,6 +1379,9 @@ static size_t shortest_bound(Simplifier *s, Poly p, size_t flat) {
 }
 
 static const Ix *exact_quotient(IxCtx *x, const Ix *at, int64_t k, bool shortcuts) {
+  /* at = q*k, q a size's index in build's flat form: q, told from at's nodes */
+  const Ix *product = shortcuts ? ix_flat_product_quotient(x, at, k) : NULL;
+  if (product) return product;
   Simplifier s;
   simplifier_init(&s, x);
   s.search_only = !shortcuts;

@@ -102,8 +102,10 @@ typedef struct IxCtx {
    * and sums dozens of times, the two reads of a zip all of them twice) */
   struct IxRecentLeaves *recent; /* made at the first leaf (index_build.c) */
   /* every polynomial made node by node, none of a sum of atoms times
-   * constants read in one walk (index.c, to_poly): the general way, which
-   * that walk must agree with (tests/unit/test_index.c) */
+   * constants read in one walk (index.c, to_poly), and no simplified form
+   * told from an index's nodes (a variable's, a flat sum's in build's
+   * order: index_flat.c, ix_flat_sum_form): the general way, which those
+   * must agree with (tests/unit/test_index.c) */
   bool general_polys;
 } IxCtx;
 
@@ -196,6 +198,12 @@ typedef struct IxFlatSum {
   /* gcd(c[i], c[j]) for i < j at pair[i][j]: the same at every constant
    * (ix_flat_constant_key asks them at each step) */
   int64_t pair[6][6];
+  /* at least one term, each one variable (times its coefficient), no two
+   * alike, coefficients strictly decreasing: s + k in the order build adds
+   * its parts (index_flat.c says why), so that ix_simplify gives s + k
+   * itself, node for node, for any index of its polynomial written as a
+   * flat sum, wherever ix_flat_sum_shortest(s, k), k > 0 */
+  bool ordered;
 } IxFlatSum;
 void ix_flat_sum_read(const Ix *s, IxFlatSum *sum);
 /* ix_is_flat_and_shortest(s + k), k >= 0 (index_flat.c) */
@@ -206,6 +214,10 @@ typedef struct IxFlatConstantKey {
   int64_t v[24];
 } IxFlatConstantKey;
 bool ix_flat_constant_key(const IxFlatSum *sum, int64_t k, IxFlatConstantKey *key);
+/* ix_flat_constant_key(sum, k) is the key of every k with no common
+ * factor with any of s's coefficients (k > 0), whose answer is s's own
+ * (index_flat.c), told without making the key */
+bool ix_flat_constant_apart(const IxFlatSum *sum, int64_t k);
 /* the key of k > 0 but for k's own digits (*kdigits): for two constants
  * of one profile, ix_flat_sum_shortest's yes for the one of more digits is
  * the other's too, and its no for the one of fewer digits (index_flat.c) */

@@ -30,9 +30,13 @@ typedef struct FlatTerms {
   bool atoms[FLAT_MAX_TERMS];
 } FlatTerms;
 
+/* the decimal digits of v >= 0, by powers of ten (a multiplication a
+ * digit where dividing v costs a few more: the searches below count
+ * digits of every coefficient they try) */
 static size_t digits(int64_t v) {
-  size_t n = 1;
-  for (; v >= 10; v /= 10) n++;
+  if (v < 10) return 1;
+  size_t n = 2;
+  for (int64_t power = 100; n < 19 && v >= power; power *= 10) n++;
   return n;
 }
 
@@ -42,13 +46,13 @@ static size_t term_length(const FlatTerms *f, int i, int64_t c) {
   return c == 1 ? f->base[i] : f->base[i] + 1 + digits(c);
 }
 
+/* the terms in mask, one by one (the lowest first) */
+#define FOR_EACH_TERM(i, mask)                                                                                     \
+  for (unsigned i##_left = (mask), i; i##_left && (i = (unsigned)__builtin_ctz(i##_left), 1); i##_left &= i##_left - 1)
+
 static size_t flat_length(const FlatTerms *f, const int64_t *c, unsigned mask) {
   size_t length = 0, parts = 0;
-  for (int i = 0; i < f->n; i++) {
-    if (!(mask & (1u << i))) continue;
-    length += term_length(f, i, c[i]);
-    parts++;
-  }
+  FOR_EACH_TERM(i, mask) length += term_length(f, (int)i, c[i]), parts++;
   return length + 3 * (parts - 1); /* " + " between positive parts */
 }
 
@@ -100,21 +104,19 @@ static void factored_search(const FlatTerms *f, const int64_t *c, unsigned mask,
   *single = *sum = SIZE_MAX;
   int64_t tried[FLAT_MAX_TERMS * FLAT_MAX_TERMS];
   int ntried = 0;
-  for (int i = 0; i < f->n; i++) {
-    for (int j = i + 1; j < f->n; j++) {
-      if (!(mask & (1u << i)) || !(mask & (1u << j))) continue;
+  FOR_EACH_TERM(i, mask) {
+    FOR_EACH_TERM(j, mask & ~((2u << i) - 1)) { /* the pairs i < j in term order */
       int64_t g = poly_gcd(c[i], c[j]);
       bool seen = g <= 1;
       for (int k = 0; k < ntried && !seen; k++) seen = tried[k] == g;
       if (seen) continue;
       tried[ntried++] = g;
-      /* the terms g divides (i and j among them, so two or more) over g */
+      /* the terms g divides (i and j among them, so two or more) over g;
+       * only those are read below (divided, in) */
       int64_t divided[FLAT_MAX_TERMS];
       unsigned in = 0;
-      for (int k = 0; k < f->n; k++) {
-        divided[k] = c[k];
-        if ((mask & (1u << k)) && c[k] % g == 0) divided[k] = c[k] / g, in |= 1u << k;
-      }
+      FOR_EACH_TERM(k, mask)
+        if (c[k] % g == 0) divided[k] = c[k] / g, in |= 1u << k;
       /* their form as the left operand of '*': a sum (the flat one, or
        * one with a group) in parentheses, a group alone as it is */
       size_t inner_single, inner_sum, inner_flat = flat_length(f, divided, in) + 2;
@@ -273,6 +275,31 @@ bool ix_is_flat_and_shortest(const Ix *e) {
  * s + k, s one flat sum and k the step's constant: s is read once
  * (ix_flat_sum_read) and asked at each step's k (ix_flat_sum_shortest),
  * once per key of k (ix_flat_constant_key, where the argument is). */
+/* s a sum added left to right, each term a variable or a variable times
+ * a constant of at least 2 (as term_magnitude makes it), their
+ * coefficients strictly decreasing (IxFlatSum.ordered) */
+static bool in_build_order(const Ix *s) {
+  const Ix *terms[FLAT_MAX_TERMS];
+  int n = 0;
+  for (; s->kind == IX_ADD; s = s->a) {
+    if (n == FLAT_MAX_TERMS - 1) return false;
+    terms[n++] = s->b;
+  }
+  terms[n++] = s;
+  int64_t before = INT64_MAX;
+  for (int i = n - 1; i >= 0; i--) { /* the first term first */
+    const Ix *t = terms[i];
+    int64_t c = 1;
+    if (t->kind == IX_MUL && t->a->kind == IX_VAR && t->b->kind == IX_CONST && t->b->value >= 2)
+      c = t->b->value;
+    else if (t->kind != IX_VAR)
+      return false;
+    if (c >= before) return false;
+    before = c;
+  }
+  return true;
+}
+
 void ix_flat_sum_read(const Ix *s, IxFlatSum *sum) {
   memset(sum, 0, sizeof *sum);
   if (!s) return;
@@ -292,6 +319,16 @@ void ix_flat_sum_read(const Ix *s, IxFlatSum *sum) {
   for (int i = 0; i < n; i++)
     for (int j = i + 1; j < n && sum->apart; j++) sum->pair[i][j] = poly_gcd(sum->c[i], sum->c[j]);
   sum->n = n;
+  /* build's order (index.c, assemble: compare_for_print's, the degree
+   * first, then the magnitude of the coefficient, none equal here, so the
+   * atoms' order, which the ranges decide, never does), the constant last:
+   * where no factoring is shorter (ix_flat_sum_shortest: the search and
+   * its replay find none, index_flat.c's product quotient says why), build
+   * adds s's parts, each a variable times its coefficient unless 1
+   * (term_magnitude), left to right and then k: s + k as s is made
+   * (flat_terms' left-nested sum); and any flat sum of its polynomial
+   * prints no shorter than that, so ix_simplify keeps it */
+  sum->ordered = sum->apart && n >= 1 && in_build_order(s);
 }
 
 /* ix_is_flat_and_shortest(s + k) without s's walk: its terms (flat_terms)
@@ -357,6 +394,14 @@ bool ix_flat_constant_key(const IxFlatSum *sum, int64_t k, IxFlatConstantKey *ke
   return true;
 }
 
+bool ix_flat_constant_apart(const IxFlatSum *sum, int64_t k) {
+  int n = sum->n;
+  if (n < 0 || n >= FLAT_MAX_TERMS || k <= 0 || (n >= 2 && !sum->apart)) return false;
+  for (int i = 0; i < n; i++)
+    if (sum->c[i] <= 0 || poly_gcd(sum->c[i], k) != 1) return false;
+  return true;
+}
+
 /* The key without k's own digits, and those digits (*kdigits): where two
  * constants have one profile, ix_flat_sum_shortest answers for the one
  * with fewer digits what it answers for the other if that is yes, and for
@@ -387,7 +432,7 @@ bool ix_flat_constant_profile(const IxFlatSum *sum, int64_t k, IxFlatConstantKey
     if (g == 1) profile->v[v] = -2;
     v++;
     for (int j = i + 1; j < n; j++, v++)
-      if (poly_gcd(sum->c[i], sum->c[j]) == 1) profile->v[v] = -2;
+      if (sum->pair[i][j] == 1) profile->v[v] = -2; /* read with s (ix_flat_sum_read) */
   }
   return true;
 }
@@ -510,4 +555,141 @@ bool ix_coprime_coefficients(Poly p) {
       if (p.terms[i].num != INT64_MIN && p.terms[j].num != INT64_MIN && poly_gcd(p.terms[i].num, p.terms[j].num) > 1)
         return false;
   return true;
+}
+
+/* ---- a vector's offset where the element index is its quotient times k ----
+ *
+ * A vector's element index is first = i*k (codegen/access.c, asVector),
+ * and its vector index i is most often a flat sum already, variables times
+ * coefficients of decreasing magnitude and a constant last: a size's index
+ * (index_size.c writes a polynomial's terms in its order, each an atom
+ * then its coefficient) or a split's i*n + j of such sums (wg*4096 +
+ * (lid*64 + i), printed wg*4096 + lid*64 + i).  exact_quotient (index.c)
+ * reads p = to_poly(i*k), p's terms i's times k (ix_linear_terms: within
+ * its bounds, checked here, no coefficient leaves them), divides them back
+ * by k to i's polynomial q and builds q: its flat sum where no factoring
+ * of q prints strictly shorter, which no_factoring_shorter tells (its
+ * least lengths bound the search's and the replay's candidates from below,
+ * so neither finds one shorter, within its budget or past it).  That flat
+ * sum adds q's parts left to right (assemble) in compare_for_print's
+ * order: the atom terms by the magnitude of their coefficients, none
+ * equal here (so the order of atoms, which the ranges decide, never
+ * does), the constant last; each part a variable, times its coefficient
+ * unless 1 (term_magnitude): i's own terms, in i's order, added left to
+ * right (i itself where its sums nest so).  exact_quotient then keeps it
+ * where its length passes the first of its tests, made here on the same
+ * integers (p's flat length, flat_length on p's coefficients;
+ * shortest_bound: the operators, each atom once, the most digits of one
+ * coefficient and a group's parentheses and '*'); where it does not, the
+ * caller goes the long way, which also weighs p's own flat form.  NULL:
+ * not told so.  (issue 35: the long way was the dearest part of a vector
+ * read's address, about 3,500 instructions; tests/unit/test_index_flat.c
+ * compares the two.) */
+#define PRODUCT_MAX_COEFFICIENT ((int64_t)1 << 40) /* ix_linear_terms' bound on a path's product */
+
+/* the terms of the sum e, in the order it prints them (each operand of a
+ * '+' left to right, whatever the nesting) into terms[*n ..], and whether
+ * every '+' is left of its parent's (the form assemble makes); false past
+ * FLAT_MAX_TERMS */
+static bool sum_terms(const Ix *e, const Ix **terms, int *n, bool *left_nested) {
+  if (e->kind != IX_ADD) {
+    if (*n == FLAT_MAX_TERMS) return false;
+    terms[(*n)++] = e;
+    return true;
+  }
+  if (e->b->kind == IX_ADD) *left_nested = false;
+  return sum_terms(e->a, terms, n, left_nested) && sum_terms(e->b, terms, n, left_nested);
+}
+
+/* A sum in build's flat form, read (for both questions below): its terms
+ * in the order it prints them into terms[], each a variable, times a
+ * coefficient of at least 2 or not, the magnitudes strictly decreasing,
+ * no variable twice, then a constant > 0 or none, every coefficient and the
+ * constant times `times` within ix_linear_terms' bound; their FlatTerms and
+ * coefficients; false where q is no such sum */
+typedef struct OrderedSum {
+  int n;
+  bool left_nested;
+  const Ix *terms[FLAT_MAX_TERMS];
+  FlatTerms f;
+  int64_t c[FLAT_MAX_TERMS];
+  size_t atoms; /* the variables' lengths */
+} OrderedSum;
+
+static bool read_ordered_sum(const Ix *q, int64_t times, OrderedSum *o) {
+  o->n = 0;
+  o->left_nested = true;
+  if (!sum_terms(q, o->terms, &o->n, &o->left_nested) || o->n < 2) return false;
+  int n = o->n;
+  o->f.n = n;
+  o->atoms = 0;
+  Sym names[FLAT_MAX_TERMS];
+  for (int i = 0; i < n; i++) {
+    const Ix *t = o->terms[i], *v = t;
+    int64_t c = 1;
+    if (t->kind == IX_MUL && t->a->kind == IX_VAR && t->b->kind == IX_CONST && t->b->value >= 2)
+      v = t->a, c = t->b->value;
+    if (v->kind == IX_CONST) {
+      if (i != n - 1 || v->value <= 0) return false; /* the constant last */
+      c = v->value;
+      o->f.atoms[i] = false;
+      o->f.base[i] = 1; /* never read (term_length: its digits) */
+    } else if (v->kind == IX_VAR) {
+      if (i > 0 && c >= o->c[i - 1]) return false; /* magnitudes decreasing: no tie */
+      for (int j = 0; j < i; j++)
+        if (names[j] == v->name || ix_same_name(names[j], v->name)) return false;
+      names[i] = v->name;
+      o->f.atoms[i] = true;
+      o->f.base[i] = v->length;
+      o->atoms += v->length;
+    } else {
+      return false;
+    }
+    if (c > PRODUCT_MAX_COEFFICIENT / times) return false;
+    o->c[i] = c;
+  }
+  return true;
+}
+
+/* the sum's terms added left to right (its length and text are the same
+ * however its sums nest: a sum right of " + " needs no parentheses) */
+static const Ix *added_left_to_right(IxCtx *x, const Ix *q, const OrderedSum *o) {
+  if (o->left_nested) return q;
+  const Ix *sum = o->terms[0];
+  for (int i = 1; i < o->n; i++) sum = ix_node(x, IX_ADD, sum, o->terms[i]);
+  return sum;
+}
+
+const Ix *ix_flat_product_quotient(IxCtx *x, const Ix *at, int64_t k) {
+  if (at->kind != IX_MUL || at->b->kind != IX_CONST || at->b->value != k || k < 2) return NULL;
+  const Ix *q = at->a;
+  OrderedSum o;
+  if (!read_ordered_sum(q, k, &o) || !no_factoring_shorter(&o.f, o.c)) return NULL;
+  int n = o.n;
+  int64_t over[FLAT_MAX_TERMS]; /* p's coefficients */
+  size_t most_digits = 0;
+  for (int i = 0; i < n; i++) {
+    over[i] = o.c[i] * k;
+    size_t d = digits(over[i]);
+    if (d > most_digits) most_digits = d;
+  }
+  unsigned all = (1u << n) - 1;
+  size_t flat = flat_length(&o.f, over, all), grouped = 3 * (size_t)(n - 1) + o.atoms + most_digits + 3;
+  size_t bound = grouped < flat ? grouped : flat;
+  if (at->length < bound) bound = at->length;
+  if (q->length > bound + 1 + digits(k)) return NULL;
+  return added_left_to_right(x, q, &o);
+}
+
+/* ix_simplify(x, e) where e is a sum in build's flat form (read_ordered_sum,
+ * any nesting) with no factoring strictly shorter: to_poly reads e's terms
+ * (ix_linear_terms, within its bounds), and build gives their flat sum
+ * for the reasons the product quotient's above gives, e's own terms added
+ * left to right, which prints as long as e (so ix_simplify keeps it): a
+ * scalar read's element index, a split's wg*4096 + (lid*64 + i) (issue
+ * 35).  NULL where not told so. */
+const Ix *ix_flat_sum_form(IxCtx *x, const Ix *e) {
+  OrderedSum o;
+  if (e->kind != IX_ADD || !read_ordered_sum(e, 1, &o) || !no_factoring_shorter(&o.f, o.c)) return NULL;
+  return added_left_to_right(x, e, &o);
 }

@@ -55,6 +55,14 @@ bool ix_flat_quotient_choice(Poly p, int64_t k, int budget, size_t *flat, bool *
  * against the plain recursion (tests/unit/test_index_flat.c) */
 void ix_flat_factored_lengths(int n, const size_t *base, const bool *atoms, const int64_t *c, size_t *single,
                               size_t *sum);
+/* exact_quotient(x, at, k) (index.c) where at is q*k, q a flat sum in the
+ * flat sum of build's order, no factoring of it shorter: q's terms added
+ * left to right, told from at's nodes (index_flat.c); NULL where it
+ * cannot tell so */
+const Ix *ix_flat_product_quotient(IxCtx *x, const Ix *at, int64_t k);
+/* ix_simplify(x, e) where e is such a flat sum itself (index_flat.c); NULL
+ * where not told so */
+const Ix *ix_flat_sum_form(IxCtx *x, const Ix *e);
 /* no two of p's coefficients with a common factor > 1 (index.c's search tries none) */
 bool ix_coprime_coefficients(Poly p);
 /* build(to_poly(e)) (index.c), by the search alone where !shortcuts (what

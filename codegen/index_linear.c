@@ -54,11 +54,39 @@ static bool collect(Linear *l, const Ix *e, int64_t c) {
   return false;
 }
 
+/* collect(l, e, c)'s answer, its leaves counted in *leaves, with no term
+ * written: ix_linear asks only whether e is such a sum (a vector's lanes,
+ * codegen/access_vector.c), at each vector read and write, and the terms'
+ * writes were most of collect's cost a node (tests/unit/test_index.c
+ * compares the two on every expression of its linear set) */
+static bool within(const Ix *e, int64_t c, int *leaves) {
+  switch (e->kind) {
+  case IX_CONST: {
+    int64_t v;
+    return ++*leaves <= IX_LINEAR_TERMS && !__builtin_mul_overflow(e->value, c, &v) && v <= LINEAR_MAX_COEFFICIENT &&
+           v >= -LINEAR_MAX_COEFFICIENT;
+  }
+  case IX_VAR:
+  case IX_EXPR: return ++*leaves <= IX_LINEAR_TERMS;
+  case IX_ADD: return within(e->a, c, leaves) && within(e->b, c, leaves);
+  case IX_SUB: return within(e->a, c, leaves) && within(e->b, -c, leaves);
+  case IX_MUL: {
+    const Ix *k = e->a->kind == IX_CONST ? e->a : e->b->kind == IX_CONST ? e->b : NULL;
+    if (!k || k->value == 0) return false;
+    int64_t v;
+    if (__builtin_mul_overflow(k->value, c, &v) || v > LINEAR_MAX_COEFFICIENT || v < -LINEAR_MAX_COEFFICIENT)
+      return false;
+    return within(k == e->a ? e->b : e->a, v, leaves);
+  }
+  case IX_DIV:
+  case IX_MOD: return false;
+  }
+  return false;
+}
+
 bool ix_linear(const Ix *e) {
-  Linear l;
-  l.n = l.leaves = 0;
-  l.constant = 0;
-  return collect(&l, e, 1);
+  int leaves = 0;
+  return within(e, 1, &leaves);
 }
 
 int ix_linear_terms(Arena *a, const Ix *e, PolyTerm **terms) {

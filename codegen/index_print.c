@@ -83,13 +83,13 @@ typedef struct Printer {
   IxExprPrinter print_expr; /* IX_EXPR atoms */
 } Printer;
 
+/* by powers of ten, a multiplication a digit (every constant node is
+ * measured when it is made: ix_seal); a magnitude is at most 2^63 < 10^19,
+ * so the loop stops at 10^19 at the latest, which uint64 holds */
 static size_t decimal_length(int64_t v) {
   uint64_t magnitude = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
   size_t n = v < 0 ? 2 : 1;
-  while (magnitude >= 10) {
-    magnitude /= 10;
-    n++;
-  }
+  for (uint64_t power = 10; magnitude >= power; power *= 10) n++;
   return n;
 }
 

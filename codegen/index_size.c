@@ -118,6 +118,10 @@ static bool same_size(const void *user, const void *a, const void *b) {
 /* Sizes recur: each access to an array multiplies by the sizes of its
  * dimensions (codegen/access.c, split_indices). */
 const Ix *ix_from_size(IxCtx *x, Size s) {
+  /* a constant (a type's extent, most often) is its index at once,
+   * cheaper than finding it anywhere (size_ix gives the same) */
+  if (s.nterms == 1 && s.terms[0].nfactors == 0 && s.terms[0].den == 1 && s.terms[0].num != INT64_MIN)
+    return ix_const(x, s.terms[0].num);
   /* a size with a row is its loop's index: not kept, the same row may be
    * another loop's elsewhere (a def's dependent map inlined twice) */
   for (int k = 0; k < x->nrows; k++)
@@ -128,21 +132,11 @@ const Ix *ix_from_size(IxCtx *x, Size s) {
   /* the same terms are the same size (sizes are never changed, and the
    * request's arena gives no address twice) */
   if (s.terms && m->recent[slot].terms == s.terms && m->recent[slot].nterms == s.nterms) return m->recent[slot].value;
-  /* a constant (a type's extent, most often) is its index at once,
-   * cheaper than finding it in `sizes` (size_ix gives the same) */
-  const MemoEntry *known = NULL;
-  const Ix *e;
-  uint64_t hash = 0;
   MemoTable *memo = &m->sizes;
-  bool constant = s.nterms == 1 && s.terms[0].nfactors == 0 && s.terms[0].den == 1 && s.terms[0].num != INT64_MIN;
-  if (constant) {
-    e = ix_const(x, s.terms[0].num);
-  } else {
-    hash = ix_poly_hash(s, var_hash);
-    known = memo_find(memo, hash, 0, same_size, NULL, &s);
-    e = known ? known->value : ix_size_ix(x, s);
-  }
-  if (!known && !constant) {
+  uint64_t hash = ix_poly_hash(s, var_hash);
+  const MemoEntry *known = memo_find(memo, hash, 0, same_size, NULL, &s);
+  const Ix *e = known ? known->value : ix_size_ix(x, s);
+  if (!known) {
     Size *key = NEW(x->arena, Size);
     *key = s;
     memo_put(x->arena, memo, (MemoEntry){key, hash, 0, e, 0}, same_size, NULL);

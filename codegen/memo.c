@@ -1,7 +1,7 @@
 /* memo.c: the lookup tables of memo.h. */
 #include "memo.h"
 
-enum { MEMO_INITIAL = 64 };
+enum { MEMO_INITIAL = 16 };
 
 /* the entry of (key, scope), or the free slot where it goes */
 static MemoEntry *memo_slot(const MemoTable *t, uint64_t hash, uint64_t scope, MemoSame same, const void *user,

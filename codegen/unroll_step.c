@@ -211,6 +211,7 @@ typedef struct StepIndex {
   const Ix *others;   /* the terms but $step's and the constant; NULL: none */
   int64_t c, c0;
   IxFlatSum read;     /* others read once for every step's constant */
+  int apart; /* the answer at every constant apart from the others' coefficients: -1 not yet asked */
   int nanswers;
   IxFlatConstantKey keys[STEP_INDEX_ANSWERS]; /* profiles (ix_flat_constant_profile) */
   int kdigits[STEP_INDEX_ANSWERS];
@@ -260,6 +261,7 @@ static void read_step_index(IxCtx *x, const Ix *s, StepIndex *si) {
   if (!c) return;
   si->flat = true;
   si->others = sum, si->c = c, si->c0 = c0;
+  si->apart = -1;
   ix_flat_sum_read(sum, &si->read);
 }
 
@@ -289,6 +291,12 @@ static bool flat_at_step_shortest(StepIndex *si, const Ix *made, int64_t t) {
   IxFlatConstantKey profile;
   int kdigits;
   if (si->read.n < 0) return ix_is_flat_and_shortest(made);
+  /* a constant apart (most odd steps): one key, one answer, found without
+   * the key */
+  if (ix_flat_constant_apart(&si->read, k)) {
+    if (si->apart < 0) si->apart = ix_flat_sum_shortest(&si->read, k);
+    return si->apart;
+  }
   if (!ix_flat_constant_profile(&si->read, k, &profile, &kdigits)) return ix_flat_sum_shortest(&si->read, k);
   for (int i = 0; i < si->nanswers; i++) {
     if (memcmp(&si->keys[i], &profile, sizeof profile) != 0) continue;
@@ -360,7 +368,7 @@ static const Ix *ix_index_at_step(AtStep *at, const Ix *e) {
   bool shortest;
   if (made && at->compared) {
     shortest = true;
-  } else if (!made || at->both) {
+  } else if (!made || (at->both && !si->read.ordered)) {
     const Ix *simplified = ix_simplify(x, ix_at_step(x, e, at->value));
     /* where flat_at_step's sum is ix_simplify's, whether it is the
      * shortest form is asked by its constant's key (flat_at_step_shortest,
@@ -370,6 +378,10 @@ static const Ix *ix_index_at_step(AtStep *at, const Ix *e) {
     shortest = flat ? flat_at_step_shortest(si, made, at->value->value) : ix_is_flat_and_shortest(simplified);
     made = simplified;
   } else {
+    /* at step 1 too where the other terms are in build's order
+     * (IxFlatSum.ordered): ix_simplify gives made exactly where it is
+     * the shortest form (tests/unit/test_index_flat.c), and where it is
+     * not, no step is copied */
     shortest = flat_at_step_shortest(si, made, at->value->value);
   }
   if (!shortest) at->same = false;

@@ -1324,6 +1324,23 @@ static void test_linear_polys(Tester *t) {
     differing += linear_differs(t, range_sets[e % (int)DPIA_COUNTOF(range_sets)], input, e);
   }
   CHECK(linear > EXPRESSIONS / 2); /* not vacuous: most are read in one walk */
+  /* ix_linear (a walk that writes no term) answers as ix_linear_terms at
+   * its count of leaves too: sums of 28 to 40 leaves, some constants, some
+   * subtracted, some deep in products */
+  int counted = 0;
+  for (int n = 28; n <= 40; n++) {
+    const Ix *sum = NULL;
+    for (int l = 0; l < n; l++) {
+      const Ix *leaf = l % 5 == 4 ? ix_const(&build, l) : ix_var(&build, intern_cstr(t->names, l % 2 ? "i" : "j"));
+      if (l % 7 == 3) leaf = ix_mul(&build, leaf, ix_const(&build, 3));
+      sum = !sum ? leaf : l % 3 == 2 ? ix_sub(&build, sum, leaf) : ix_add(&build, sum, leaf);
+    }
+    PolyTerm *terms;
+    bool walked = ix_linear_terms(t->arena, sum, &terms) >= 0;
+    CHECK(walked == ix_linear(sum));
+    counted += walked;
+  }
+  CHECK(counted > 0 && counted < 13); /* both sides of IX_LINEAR_TERMS */
   printf("index: linear: %d expressions, %d read in one walk\n", EXPRESSIONS, linear);
 }
 
@@ -1384,6 +1401,36 @@ static void test_printing_sums(Tester *t) {
               "wg*512 + lid*16 + 5");
 }
 
+/* a constant's length as ix_seal counts it (decimal_length, by powers of
+ * ten) is its printed text's, at every number of digits and both signs,
+ * the ends of int64 among them */
+static void test_constant_lengths(Tester *t) {
+  IxCtx ix;
+  ix_init(&ix, t->arena);
+  int wrong = 0, asked = 0;
+  for (int sign = 0; sign < 2; sign++) {
+    uint64_t power = 1;
+    for (int d = 0; d <= 19; d++, power *= 10) {
+      const uint64_t around[] = {power - 1, power, power + 1, power * 9 / 10 * 10 + 9};
+      for (int a = 0; a < (int)DPIA_COUNTOF(around); a++) {
+        if (around[a] > (uint64_t)INT64_MAX) continue;
+        int64_t v = sign ? -(int64_t)around[a] : (int64_t)around[a];
+        const Ix *c = ix_const(&ix, v);
+        asked++;
+        if (strlen(print(t, c)) != c->length && wrong++ < 10)
+          fprintf(stderr, "test_index.c: %lld: length %zu, printed `%s`\n", (long long)v, c->length, print(t, c));
+      }
+    }
+  }
+  const int64_t ends[] = {INT64_MAX, INT64_MIN, INT64_MIN + 1};
+  for (int e = 0; e < (int)DPIA_COUNTOF(ends); e++, asked++) {
+    const Ix *c = ix_const(&ix, ends[e]);
+    if (strlen(print(t, c)) != c->length && wrong++ < 10)
+      fprintf(stderr, "test_index.c: %lld: length %zu, printed `%s`\n", (long long)ends[e], c->length, print(t, c));
+  }
+  CHECK(wrong == 0 && asked > 100);
+}
+
 int main(void) {
   DpiaMem mem;
   jmp_buf on_oom;
@@ -1413,6 +1460,7 @@ int main(void) {
   test_recent_leaves(t);
   test_random(t);
   test_linear_polys(t);
+  test_constant_lengths(t);
 
   printf("index: %d passed, %d failed\n", t->passed, t->failed);
   arena_free(&arena);

@@ -244,7 +244,7 @@ static void test_flat_constant_key(Trees *t) {
   Xorshift rng = {0x2545f4914f6cdd1du};
   IxCtx ix;
   ix_init(&ix, t->arena);
-  int shared = 0, wrong = 0, shortest = 0, not_shortest = 0;
+  int shared = 0, wrong = 0, shortest = 0, not_shortest = 0, aparts = 0;
   for (int n = 0; n < SUMS; n++) {
     int terms = (int)xorshift_below(&rng, 5) + (n < 10 ? 0 : 1);
     const Ix *s = NULL;
@@ -273,6 +273,12 @@ static void test_flat_constant_key(Trees *t) {
                 answer, !answer);
       IxFlatConstantKey key, reference;
       bool keyed = ix_flat_constant_key(&read, k, &key);
+      /* apart exactly where the key says so (unroll_step.c asks it first) */
+      bool apart = keyed && key.v[1] == -1;
+      if (ix_flat_constant_apart(&read, k) != apart && wrong++ < 10)
+        fprintf(stderr, "test_index_flat.c: %s + %lld: apart %d, the key's %d\n", s ? print(t, s) : "0", (long long)k,
+                !apart, apart);
+      aparts += apart;
       if ((keyed != reference_constant_key(&read, k, &reference) || (keyed && memcmp(&key, &reference, sizeof key) != 0)) &&
           wrong++ < 10)
         fprintf(stderr, "test_index_flat.c: %s + %lld: a key not the reference's\n", s ? print(t, s) : "0", (long long)k);
@@ -295,9 +301,9 @@ static void test_flat_constant_key(Trees *t) {
   record_at(wrong == 0, __LINE__, "the sum read once and a constant's key tell ix_is_flat_and_shortest's answer (see above)");
   /* not vacuous: keys shared, with answers of both kinds */
   CHECK(shared > SUMS * CONSTANTS / 2);
-  CHECK(shortest > 1000 && not_shortest > 1000);
-  printf("index_flat: flat constant keys: %d constants answered by a key seen before (%d shortest, %d not)\n", shared,
-         shortest, not_shortest);
+  CHECK(shortest > 1000 && not_shortest > 1000 && aparts > 1000);
+  printf("index_flat: flat constant keys: %d constants answered by a key seen before (%d shortest, %d not), %d apart\n",
+         shared, shortest, not_shortest, aparts);
 }
 
 /* ix_flat_constant_profile: a constant's answer told by another's of its
@@ -483,6 +489,179 @@ static void test_quotient_read_once(Trees *t) {
   printf("index_flat: vector offsets read once: %d answered (%d grouped), %d declined\n", answered, grouped, declined);
 }
 
+/* a vector's offset where its element index is q*k, q a flat sum of
+ * build's form (index_flat.c, ix_flat_product_quotient: q's terms added
+ * left to right, told from the nodes) against the long way (the element
+ * index's polynomial divided by k and its form searched:
+ * ix_exact_quotient_form without shortcuts): the same node wherever it
+ * answers, and the shortcut path as a whole (ix_exact_quotient_form with
+ * them) the long way's answer everywhere.  The sums: two to six terms,
+ * variables times coefficients that share factors (so that a factoring of
+ * q is shorter about as often as not) and a constant last or none, in
+ * decreasing order of their coefficients (build's, where no two are
+ * equal) or in random order, nested left (assemble's), right (a split's
+ * i*n + j of the inner i*n + j: wg*4096 + (lid*64 + i)) or at random, with
+ * ranges pushed for some variables (the atoms' order, which no tie of
+ * coefficients leaves to decide here) */
+static const Ix *nested_sum(IxCtx *ix, const Ix *const *terms, int n, int how, Xorshift *rng) {
+  if (n == 1) return terms[0];
+  int left = how == 0 ? n - 1 : how == 1 ? 1 : 1 + xorshift_below(rng, n - 1);
+  return ix_add(ix, nested_sum(ix, terms, left, how, rng), nested_sum(ix, terms + left, n - left, how, rng));
+}
+
+static void test_product_quotient(Trees *t) {
+  static const int64_t coefficients[] = {1, 2, 3, 4, 6, 8, 12, 16, 30, 32, 64, 100, 512, 1000, 1024, 4096, 65536};
+  static const int64_t widths[] = {2, 3, 4, 8, 16};
+  static const char *const names[] = {"wg", "lid", "i", "j", "gid", "$step"};
+  int wrong = 0, answered = 0, grouped = 0, declined = 0, rebuilt = 0;
+  Xorshift rng = {0x9e3779b97f4a7c15u};
+  enum { SUMS = 12000 };
+  for (int m = 0; m < SUMS; m++) {
+    IxCtx ix;
+    ix_init(&ix, t->arena);
+    int n = xorshift_below(&rng, 5) + 2;
+    bool constant = xorshift_below(&rng, 3) == 0;
+    int64_t c[MAX_TERMS];
+    for (int q = 0; q < n; q++) {
+      c[q] = coefficients[xorshift_below(&rng, (int)DPIA_COUNTOF(coefficients))];
+      if (xorshift_below(&rng, 4) == 0) c[q] *= coefficients[xorshift_below(&rng, 8)];
+    }
+    int atoms = constant ? n - 1 : n;
+    if (xorshift_below(&rng, 4) != 0) /* build's order: decreasing coefficients */
+      for (int a = 1; a < atoms; a++)
+        for (int b = a; b > 0 && c[b] > c[b - 1]; b--) {
+          int64_t swap = c[b];
+          c[b] = c[b - 1], c[b - 1] = swap;
+        }
+    const Ix *terms[MAX_TERMS];
+    int first_name = xorshift_below(&rng, 2);
+    for (int q = 0; q < n; q++) {
+      if (q == atoms) {
+        terms[q] = ix_const(&ix, c[q]);
+        continue;
+      }
+      int name = q > 0 && xorshift_below(&rng, 16) == 0 ? first_name : (first_name + q) % (int)DPIA_COUNTOF(names);
+      const Ix *v = ix_var(&ix, intern_cstr(t->names, names[name])); /* now and then a variable of two terms */
+      terms[q] = ix_mul(&ix, v, ix_const(&ix, c[q]));
+      if (xorshift_below(&rng, 3) == 0) ix_push_range(&ix, v, NULL, ix_const(&ix, 1 + xorshift_below(&rng, 100)));
+    }
+    const Ix *q = nested_sum(&ix, terms, n, xorshift_below(&rng, 3), &rng);
+    int64_t k = widths[xorshift_below(&rng, (int)DPIA_COUNTOF(widths))];
+    const Ix *at = ix_mul(&ix, q, ix_const(&ix, k));
+    const Ix *told = ix_flat_product_quotient(&ix, at, k), *long_way = ix_exact_quotient_form(&ix, at, k, false);
+    const Ix *shortcuts = ix_exact_quotient_form(&ix, at, k, true);
+    bool same = told ? long_way && ix_equal(told, long_way) : true;
+    same &= shortcuts && long_way ? ix_equal(shortcuts, long_way) : shortcuts == long_way;
+    if (!same && wrong++ < 10)
+      fprintf(stderr, "test_index_flat.c: %s in vectors of %lld: told `%s`, with shortcuts `%s`, the long way `%s`\n",
+              print(t, at), (long long)k, told ? print(t, told) : "(none)", shortcuts ? print(t, shortcuts) : "(none)",
+              long_way ? print(t, long_way) : "(none)");
+    if (told) {
+      answered++;
+      rebuilt += told != q;
+    } else {
+      declined++;
+      grouped += long_way && strchr(print(t, long_way), '(') != NULL;
+    }
+  }
+  record_at(wrong == 0, __LINE__, "the offset told from q*k's nodes is the long way's (see above)");
+  /* not vacuous: answered, some of them nested otherwise than build's
+   * sum; declined, some where the long way groups */
+  CHECK(answered > SUMS / 8 && rebuilt > answered / 10 && declined > SUMS / 4 && grouped > 100);
+  printf("index_flat: offsets of q*k told: %d (%d added again), %d declined (%d grouped)\n", answered, rebuilt,
+         declined, grouped);
+}
+
+/* a flat sum read once in build's order (IxFlatSum.ordered) plus a
+ * constant k where ix_flat_sum_shortest tells no factoring shorter: what
+ * ix_simplify gives for the same polynomial however written as a flat sum
+ * (its terms in any order and nesting, k split into two constants
+ * anywhere among them), node for node, under ranges pushed or not: an
+ * unrolled step's index, whose check against ix_simplify at step 1
+ * (codegen/unroll_step.c) is spared where this holds.  The sums: one to
+ * five variables times coefficients that share factors, in decreasing
+ * order or not, now and then a coefficient before its variable or a
+ * variable of two terms (neither ordered) */
+static const Ix *written_sum(IxCtx *ix, const Ix *const *terms, int n, int64_t k, Xorshift *rng) {
+  const Ix *parts[MAX_TERMS + 2];
+  int np = 0;
+  for (int i = 0; i < n; i++) parts[np++] = terms[i];
+  int64_t split = k > 1 ? xorshift_below(rng, (int)(k < 1000 ? k : 1000)) : 0;
+  parts[np++] = ix_const(ix, k - split);
+  if (split) parts[np++] = ix_const(ix, split);
+  for (int i = np - 1; i > 0; i--) { /* shuffled */
+    int j = xorshift_below(rng, i + 1);
+    const Ix *swap = parts[i];
+    parts[i] = parts[j], parts[j] = swap;
+  }
+  const Ix *sum = parts[0];
+  for (int i = 1; i < np; i++) sum = xorshift_below(rng, 2) ? ix_add(ix, sum, parts[i]) : ix_add(ix, parts[i], sum);
+  return sum;
+}
+
+static void test_ordered_sum(Trees *t) {
+  static const int64_t coefficients[] = {1, 2, 3, 4, 6, 8, 12, 16, 32, 48, 64, 100, 512, 1000, 4096};
+  static const char *const names[] = {"wg", "lid", "i", "j", "gid"};
+  int wrong = 0, told = 0, longer = 0, unordered = 0, by_nodes = 0;
+  Xorshift rng = {0xd1b54a32d192ed03u};
+  for (int m = 0; m < 3000; m++) {
+    /* ix: the simplifier with its shortcuts; general: without
+     * (IxCtx.general_polys), under the same ranges */
+    IxCtx ix, general;
+    ix_init(&ix, t->arena);
+    ix_init(&general, t->arena);
+    general.general_polys = true;
+    int n = xorshift_below(&rng, 5) + 1;
+    int64_t c[MAX_TERMS];
+    for (int q = 0; q < n; q++) c[q] = coefficients[xorshift_below(&rng, (int)DPIA_COUNTOF(coefficients))];
+    if (xorshift_below(&rng, 3) != 0)
+      for (int a = 1; a < n; a++)
+        for (int b = a; b > 0 && c[b] > c[b - 1]; b--) {
+          int64_t swap = c[b];
+          c[b] = c[b - 1], c[b - 1] = swap;
+        }
+    const Ix *terms[MAX_TERMS], *s = NULL;
+    for (int q = 0; q < n; q++) {
+      int name = q > 0 && xorshift_below(&rng, 20) == 0 ? 0 : q;
+      const Ix *v = ix_var(&ix, intern_cstr(t->names, names[name]));
+      terms[q] = xorshift_below(&rng, 20) == 0 ? ix_mul(&ix, ix_const(&ix, c[q]), v) : ix_mul(&ix, v, ix_const(&ix, c[q]));
+      if (xorshift_below(&rng, 3) == 0) {
+        const Ix *hi = ix_const(&ix, 1 + xorshift_below(&rng, 64));
+        ix_push_range(&ix, v, NULL, hi);
+        ix_push_range(&general, v, NULL, hi);
+      }
+      s = s ? ix_add(&ix, s, terms[q]) : terms[q];
+    }
+    IxFlatSum read;
+    ix_flat_sum_read(s, &read);
+    unordered += !read.ordered;
+    for (int64_t k = 1; k <= 48; k += 1 + xorshift_below(&rng, 4)) {
+      const Ix *written = written_sum(&ix, terms, n, k, &rng), *simplified = ix_simplify(&ix, written);
+      /* the shortcuts' form is the general way's, node for node */
+      const Ix *long_way = ix_simplify(&general, written);
+      by_nodes += ix_flat_sum_form(&ix, written) != NULL;
+      if (!ix_equal(simplified, long_way) && wrong++ < 10)
+        fprintf(stderr, "test_index_flat.c: `%s` simplifies to `%s`, the general way to `%s`\n", print(t, written),
+                print(t, simplified), print(t, long_way));
+      if (!read.ordered) continue;
+      if (!ix_flat_sum_shortest(&read, k)) {
+        longer++;
+        continue;
+      }
+      told++;
+      const Ix *made = ix_add(&ix, s, ix_const(&ix, k));
+      if (!ix_equal(long_way, made) && wrong++ < 10)
+        fprintf(stderr, "test_index_flat.c: %s + %lld read in build's order, but `%s` simplifies to `%s`\n", print(t, s),
+                (long long)k, print(t, written), print(t, long_way));
+    }
+  }
+  record_at(wrong == 0, __LINE__, "a sum read in build's order plus a constant is ix_simplify's form (see above)");
+  CHECK(told > 10000 && longer > 100 && unordered > 300 && by_nodes > 1000); /* not vacuous */
+  printf("index_flat: sums in build's order: %d told, %d with a shorter form, %d sums not in order; %d simplified "
+         "from their nodes\n",
+         told, longer, unordered, by_nodes);
+}
+
 int main(void) {
   test_against_reference();
   DpiaMem mem;
@@ -502,6 +681,8 @@ int main(void) {
   test_flat_constant_profile(&trees);
   test_search_replay(&trees);
   test_quotient_read_once(&trees);
+  test_product_quotient(&trees);
+  test_ordered_sum(&trees);
   arena_free(&arena);
   printf("index_flat: %d passed, %d failed\n", passed, failed);
   return failed == 0 ? 0 : 1;
