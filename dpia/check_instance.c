@@ -285,3 +285,202 @@ Phrase *check_partial(Checker *c, Env *env, const Ast *e, int *at, Phrase **read
   *ready = elab;
   return fn;
 }
+
+/* ---- a view of an application the general path elaborates ----
+ *
+ * `join (mapWorkgroup f xs)`, `asScalar (join ...)`: elab_app's general
+ * path makes the view's instance (exp[[?n][?m]?a] -> ...), checks the
+ * map against its parameter, which apply_spine unifies with the map's
+ * type before the map's function is checked (?n := the map's size, ?b :=
+ * [?m]?a), and the function's body then solves ?m and ?a; at the
+ * declaration's end every type holding them is zonked.  Here the map is
+ * elaborated first, as if nothing were wanted of it (its function's body
+ * against its own ?b), and the view's instance is matched against the
+ * map's type once that is ground, as check_shortcut matches one against a
+ * variable's.  What the parameter could tell the map before its function
+ * is checked is only a shape (the view's metavariables are fresh, and its
+ * want meets it after the map): a map the general path accepts gets the
+ * same types either way, the unifications done in another order.  Where
+ * that order shows, the general path's traces are kept: the view's
+ * metavariables are counted before the map makes its own; the
+ * requirement that solving ?n records is put where apply_spine would have
+ * recorded it (Checker.want_mark), and the others (?m := 64, asScalar's
+ * width), recorded inside the function's body by the general path, are
+ * allowed only where their place cannot matter (inert).  Anything else:
+ * an error inside the map, a type not ground, a mismatch, a requirement
+ * that is not inert, a metavariable outside the map that the map could
+ * solve (a binder in scope of a type not known, a pending constraint or
+ * postponed equation, a declaration not checked yet that it could check
+ * at its first use) takes back everything the map's elaboration did and
+ * leaves the application to the general path, which reports the error. */
+
+void check_want_mark(Checker *c, const PhraseType *t) {
+  c->want_mark = c->reqs.len;
+  c->want_mark_ok = false;
+  if (t->kind != PT_EXP) return;
+  DataType *d = dt_resolve(t->data);
+  /* apply_spine would solve the view's outermost size there, and bind
+   * the fresh ?b to the rest of its parameter, recording nothing else */
+  if (d->kind != DT_ARRAY || dt_resolve(d->elem)->kind != DT_META) return;
+  c->want_mark_ok = !size_first_meta(zonk_data_type(c, d)->size);
+}
+
+/* a requirement whose settling does nothing wherever it stands: a
+ * polynomial of nonnegative whole coefficients (a constant among them),
+ * no metavariable (settle_requirement: no divisibility, no negative
+ * part, no message, nothing for a later repeat to be compared with but
+ * another such size) */
+static bool inert_requirement(const Requirement *r) {
+  if (r->kind != REQ_NATURAL || size_first_meta(r->size)) return false;
+  for (int i = 0; i < r->size.nterms; i++) {
+    const SizeTerm *t = &r->size.terms[i];
+    if (t->num < 0 || t->den != 1) return false;
+  }
+  return true;
+}
+
+/* whether every binder in scope has a type with no metavariable: the
+ * argument's elaboration then solves none made outside it */
+static bool env_ground(Checker *c, Env *env) {
+  for (Env *e = env; e; e = e->next)
+    if (e->kind == ENV_BINDER && e->binder && (!e->binder->type || !zonk_phrase_type(c, e->binder->type)->ground))
+      return false;
+  return true;
+}
+
+/* every other declaration checked: none is checked at a first use
+ * inside the argument (that cannot be taken back) */
+static bool decls_settled(const Checker *c) {
+  for (int i = 0; i < c->prog->ndecls; i++)
+    if (i != c->current && c->state[i] != 2) return false;
+  return true;
+}
+
+/* the argument's head: a map (not dependent, whose function gets a row's
+ * type) or a view that does not defer (the general path checks asVector
+ * against the parameter by its own wake) */
+static bool view_of_app_arg(Prim p) {
+  const PrimInfo *info = &prim_info[p];
+  if (info->family == PFAM_MAP) return p != PRIM_DEP_MAP_SEQ && p != PRIM_DEP_MAP_GLOBAL && p != PRIM_DEP_MAP_WORKGROUP;
+  return check_shortcut_prim(p) && !instance_defers(p);
+}
+
+/* what the argument's elaboration may change, to take it back */
+typedef struct CheckState {
+  int nreqs, nsize_metas, ndeferred, nlits, next_meta, nmetas, metas_solved, next_binder, dep_rows, rows_given;
+  const Ast *loop_lambda, *loop_sized;
+  Span unify_span;
+  DiagMark diag;
+} CheckState;
+
+static CheckState check_state(const Checker *c) {
+  return (CheckState){c->reqs.len,        c->size_metas.len,    c->deferred.len,      c->lits.len,
+                      c->tc->next_meta,   c->tc->metas.len,     c->tc->metas_solved,  c->tc->next_binder,
+                      c->tc->dep_rows,    c->rows_given,        c->loop_lambda,       c->loop_sized,
+                      c->unify_span,      diag_mark(c->diag)};
+}
+
+static void restore_state(Checker *c, const CheckState *s) {
+  c->reqs.len = s->nreqs;
+  c->size_metas.len = s->nsize_metas;
+  c->deferred.len = s->ndeferred;
+  c->postponed.len = 0;
+  c->lits.len = s->nlits;
+  c->tc->next_meta = s->next_meta;
+  c->tc->metas.len = s->nmetas;
+  /* the metavariables before it are solved as they were */
+  if (c->tc->metas_solved > s->nmetas) c->tc->metas_solved = s->nmetas;
+  c->tc->next_binder = s->next_binder;
+  c->tc->dep_rows = s->dep_rows;
+  c->rows_given = s->rows_given;
+  c->loop_lambda = s->loop_lambda;
+  c->loop_sized = s->loop_sized;
+  c->unify_span = s->unify_span;
+  diag_rewind(c->diag, &s->diag);
+  c->failed = false;
+  c->tc->sizes.overflow = false;
+  /* zonks memoized meanwhile may hold the metavariables taken back */
+  c->zonk_memo->solved++;
+}
+
+bool check_view_of_app(Checker *c, Env *env, const Ast *e, PhraseType *want, Phrase **out) {
+  const Ast *head = e->lhs, *x = e->rhs;
+  if (head->kind != AST_PRIM || x->kind != AST_APP || c->tc->no_shortcuts) return false;
+  const Ast *xh = x;
+  while (xh->kind == AST_APP) xh = xh->lhs;
+  if (xh->kind != AST_PRIM || !view_of_app_arg(xh->prim) || !instance_covers(head->prim, 1)) return false;
+  /* as check_shortcut: asScalar's vector is made at its own wake, after
+   * its type has met want */
+  if (c->failed || c->tc->sizes.overflow || (want && instance_defers(head->prim)) || !deferred_waiting(c) ||
+      c->postponed.len > 0 || !decls_settled(c) || !env_ground(c, env))
+    return false;
+  CheckState saved = check_state(c);
+  /* elab_prim's phrase */
+  const PrimInfo *info = &prim_info[head->prim];
+  Phrase *fn = check_mk(c, PH_PRIM, head->span, NULL);
+  fn->prim = head->prim;
+  fn->dim = head->dim;
+  fn->volatile_new = head->volatile_new;
+  for (int i = 0; i < info->nsizes; i++) {
+    int64_t v;
+    if (!plain_size(c, env, head->sizes[i], &fn->sizes[i])) return false;
+    if (!(info->flags & PF_ZERO_SIZES) && size_const_value(fn->sizes[i], &v) && v < 1) return false;
+  }
+  InstanceMatch m;
+  m.partial = false;
+  if (!instance_begin(c, fn->prim, fn->sizes, 1, head->span, &m)) {
+    restore_state(c, &saved);
+    return false;
+  }
+  bool outer_unknown = instance_outer_unknown(&m);
+  /* the argument as apply_spine checks it (a view's parameter is no math
+   * primitive's float), at the depth its elab_app has there */
+  int mark_depth = c->mark_depth, want_mark = c->want_mark;
+  bool want_mark_ok = c->want_mark_ok;
+  const Phrase *floating = c->floating_arg_of;
+  c->mark_depth = c->depth + 1;
+  c->want_mark = -1;
+  c->floating_arg_of = NULL;
+  int errors = c->diag->nerrors;
+  Phrase *arg = check_app(c, env, x, NULL);
+  int mark = c->want_mark;
+  bool mark_ok = c->want_mark_ok;
+  c->mark_depth = mark_depth;
+  c->want_mark = want_mark;
+  c->want_mark_ok = want_mark_ok;
+  c->floating_arg_of = floating;
+  DataType *t = NULL;
+  if (arg && !c->failed && c->diag->nerrors == errors && !c->tc->sizes.overflow && (mark < 0 || mark_ok)) {
+    PhraseType *pt = zonk_phrase_type(c, arg->type);
+    if (pt->kind == PT_EXP && pt->ground) t = pt->data;
+  }
+  int first = c->reqs.len;
+  PhraseType *type = t && instance_arg(c, &m, t) ? instance_end(c, &m, &t) : NULL;
+  if (type && !c->tc->sizes.overflow && mark >= 0) {
+    /* the outermost size's requirement where apply_spine recorded it,
+     * the rest inert */
+    if (outer_unknown && first < c->reqs.len) {
+      void *outer = c->reqs.items[first];
+      memmove(&c->reqs.items[mark + 1], &c->reqs.items[mark], sizeof(void *) * (size_t)(first - mark));
+      c->reqs.items[mark] = outer;
+      first++;
+    } else if (outer_unknown) {
+      type = NULL;
+    }
+    for (int i = first; i < c->reqs.len && type; i++)
+      if (!inert_requirement(c->reqs.items[i])) type = NULL;
+  }
+  if (!type || c->tc->sizes.overflow) {
+    restore_state(c, &saved);
+    return false;
+  }
+  fn->type = type;
+  Phrase *p = check_mk(c, PH_APP, e->span, type->snd);
+  p->fst = fn;
+  p->snd = arg;
+  /* the rest of apply_spine: want, then the wake */
+  if (want && !expect_type(c, e->span, want, p->type, NULL)) p = NULL;
+  wake_deferred(c);
+  *out = p;
+  return true;
+}

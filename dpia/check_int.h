@@ -106,6 +106,15 @@ typedef struct Checker {
    * is being checked, directly, not inside another application: an int
    * there gets a message saying what to write (unify.c, expect_type) */
   const Phrase *floating_arg_of;
+  /* a view applied to an application the general path elaborates
+   * (check_instance.c, check_view_of_app): the depth of that
+   * application's elab_app (0: none), and where its apply_spine would
+   * have unified its type with the view's parameter: the requirements
+   * made until then (-1: it did not get there) and whether that type was
+   * an array of a size known and of elements not known (want_mark_ok) */
+  int mark_depth;
+  int want_mark;
+  bool want_mark_ok;
 } Checker;
 
 /* ---- check.c ---- */
@@ -166,6 +175,18 @@ DataType *check_exp_data(Checker *c, Phrase *p, const char *what);
 DataType *check_data_type(Checker *c, const TypeAst *t);
 /* fn applied to the n (at most 3) elaborated args, unified as written */
 Phrase *check_apply(Checker *c, Env *env, Phrase *fn, Phrase **args, int n, Span span);
+/* the application e elaborated as elab_app does (want NULL: inferred) */
+Phrase *check_app(Checker *c, Env *env, const Ast *e, PhraseType *want);
+
+/* ---- check_notes.c, for check.c's apply_spine ---- */
+
+/* "mapSeq's function", "the function given to 'f'" */
+const char *check_function_role(Checker *c, const Phrase *fn);
+/* a reduction or a scan: its function takes the element, then the accumulator */
+bool check_is_reduction(const Phrase *fn);
+/* after an error inside a reduction's function whose element and
+ * accumulator types differ: a note on the order of its parameters */
+void check_reduce_order_note(Checker *c, const Phrase *fn, const Ast *arg, const PhraseType *want);
 
 /* ---- check_ops.c ---- */
 
@@ -208,6 +229,15 @@ bool check_shortcut(Checker *c, Env *env, const Ast *e, PhraseType *want, Phrase
  * argument elaborated (*ready, argument *at) and its requirements
  * recorded; NULL, with nothing done, for elab_app's general path */
 Phrase *check_partial(Checker *c, Env *env, const Ast *e, int *at, Phrase **ready);
+/* e, a view of one argument that is an application of a map or of such
+ * a view, elaborated with that argument inferred first (want NULL) and
+ * the view's instance matched against its type: true and *out (NULL
+ * after an error of want), or false, with everything the argument's
+ * elaboration did taken back, for elab_app's general path */
+bool check_view_of_app(Checker *c, Env *env, const Ast *e, PhraseType *want, Phrase **out);
+/* apply_spine at Checker.mark_depth, where it would unify its type t
+ * with the one wanted: the mark check_view_of_app keeps */
+void check_want_mark(Checker *c, const PhraseType *t);
 /* the views it may match: those elab_app applies with no case of its own
  * (not idx, whose index is checked as a size, nor depJoin, whose result
  * is computed); inline, as elab_app asks at every application */
@@ -310,6 +340,9 @@ bool instance_covers(Prim prim, int nargs);
  * fails) */
 int instance_partial(Prim prim, int nargs, bool *late);
 bool instance_arg_at(Checker *c, InstanceMatch *m, int i, DataType *arg);
+/* whether the first parameter's outermost size is an array's whose names
+ * are not all known yet (before its argument was matched) */
+bool instance_outer_unknown(const InstanceMatch *m);
 /* whether the next parameter matches the known type arg, recording the
  * requirements its sizes make */
 bool instance_arg(Checker *c, InstanceMatch *m, DataType *arg);

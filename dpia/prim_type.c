@@ -609,7 +609,10 @@ static void recipe_matchable(Recipe *r, const RecipeNode *phrases, const PrimSig
       if (k[0] >= sig->nstatics) return;
       break;
     case CL_VECTOR:
-      if (k[2] >= sig->nstatics) return;
+      /* a static width (asVector: the vector made of its scalar), or the
+       * vector an argument gives (asScalar: its scalar and width read off
+       * it, instance_end) */
+      if (k[2] >= sig->nstatics && (k[0] < sig->nstatics || k[1] < sig->nstatics)) return;
       break;
     case CL_CONVERT:
     case CL_LANE: return;
@@ -1173,6 +1176,25 @@ static bool match_data(Checker *c, InstanceMatch *m, Ref r, DataType *t) {
   return false;
 }
 
+/* whether a recipe size's names are all known (known_size without making it) */
+static bool size_known(const InstanceMatch *m, int si) {
+  const RecipeSize *rs = &m->recipe->sizes[si];
+  switch (rs->kind) {
+  case RS_SLOT:
+  case RS_FRESH: return m->solved[rs->slot];
+  case RS_CONST: return true;
+  case RS_ADD:
+  case RS_MUL: return size_known(m, rs->a) && size_known(m, rs->b);
+  }
+  return false;
+}
+
+bool instance_outer_unknown(const InstanceMatch *m) {
+  if (m->recipe->nparams < 1 || m->recipe->params[0].kind != REF_NODE) return false;
+  const RecipeNode *n = &m->recipe->datas[m->recipe->params[0].index];
+  return n->kind == DT_ARRAY && !size_known(m, n->size);
+}
+
 bool instance_arg(Checker *c, InstanceMatch *m, DataType *arg) {
   return m->nargs < m->recipe->nparams && match_data(c, m, m->recipe->params[m->nargs++], arg);
 }
@@ -1255,6 +1277,21 @@ PhraseType *instance_end(Checker *c, InstanceMatch *m, DataType *const *args) {
     if (sig->clauses[i].kind != CL_VECTOR) continue;
     const int *k = r->clause_slot[i];
     int64_t w;
+    if (!m->solved[k[1]] && !m->solved[k[2]] && m->solved[k[0]]) {
+      /* asScalar's: the vector v known, its scalar s and width w not, as
+       * wake_deferred's DEFER_VECTOR_OF finds them after the argument met
+       * the parameter (s of its class numeric: no bool vector), s first,
+       * then w, solved as unify_size solves a lone metavariable: required
+       * natural at the instance (solve_size_meta) */
+      DataType *v = dt_resolve(m->data[k[0]]);
+      if (v->kind != DT_SCALAR || v->width == 1 || v->scalar == SC_BOOL) return NULL;
+      m->data[k[1]] = dt_scalar(c->tc, v->scalar, 1);
+      m->solved[k[1]] = true;
+      m->size[k[2]] = size_const(&c->tc->sizes, v->width);
+      m->solved[k[2]] = true;
+      require(c, REQ_NATURAL, m->size[k[2]], m->span, NULL);
+      continue;
+    }
     if (!m->solved[k[1]] || !size_const_value(m->size[k[2]], &w)) return NULL;
     DataType *s = dt_resolve(m->data[k[1]]);
     if (s->kind != DT_SCALAR || s->width != 1) return NULL;
