@@ -697,8 +697,14 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
                        : elab_lambda(c, env, head, pt_fn(c->tc, arg0->type, NULL));
   } else {
     int foreign = foreign_named(c, env, head), at = -1; /* an argument check_partial elaborated */
-    Phrase *ready = NULL;
-    fn = foreign >= 0 ? foreign_use(c, head, foreign, nargs) : check_partial(c, env, e, &at, &ready);
+    Phrase *ready = NULL, *lam = NULL; /* lam: a map's function check_partial elaborated too */
+    fn = foreign >= 0 ? foreign_use(c, head, foreign, nargs) : check_partial(c, env, e, want, &at, &ready, &lam);
+    if (lam) {
+      /* the rest of apply_spine for a map (nargs 2, its value at 1) */
+      c->depth--;
+      return mk_app(c, mk_app(c, fn, lam, args[0].app_span, fn->type->snd), ready, args[1].app_span,
+                    fn->type->snd->snd);
+    }
     if (foreign < 0 && at < 0) fn = infer(c, env, head);
     if (at >= 0) args[at] = (Arg){.ready = ready, .app_span = args[at].app_span};
     if (fn && fn->kind == PH_PRIM && prim_builds_vector(fn->prim) && nargs != prim_arity_of(fn->prim)) {
@@ -810,6 +816,7 @@ Phrase *check_infer(Checker *c, Env *env, const Ast *e) { return infer(c, env, e
 DataType *check_data_type(Checker *c, const TypeAst *t) { return conv_data(c, NULL, t); }
 
 Phrase *check_app(Checker *c, Env *env, const Ast *e, PhraseType *want) { return elab_app(c, env, e, want); }
+Phrase *check_lambda(Checker *c, Env *env, const Ast *e, PhraseType *want) { return elab_lambda(c, env, e, want); }
 
 Phrase *check_apply(Checker *c, Env *env, Phrase *fn, Phrase **args, int n, Span span) {
   Arg a[3];

@@ -210,7 +210,10 @@ static bool partial_prim(Prim p) {
   }
 }
 
-Phrase *check_partial(Checker *c, Env *env, const Ast *e, int *at, Phrase **ready) {
+static bool body_first(Checker *c, Env *env, const Ast *lambda, InstanceMatch *m, Phrase **lam);
+
+Phrase *check_partial(Checker *c, Env *env, const Ast *e, PhraseType *want, int *at, Phrase **ready, Phrase **lam) {
+  *lam = NULL;
   const Ast *args[INSTANCE_MAX_ARGS];
   int nargs = 0;
   const Ast *head = e;
@@ -269,7 +272,17 @@ Phrase *check_partial(Checker *c, Env *env, const Ast *e, int *at, Phrase **read
     } else if (1 < room) {
       elab = known_var(c, env, x, &types[k]);
     }
-    if (elab && instance_arg_at(c, &m, k, types[k]) && !c->tc->sizes.overflow) fn->type = instance_end(c, &m, types);
+    if (elab && instance_arg_at(c, &m, k, types[k]) && !c->tc->sizes.overflow) {
+      /* a map's lambda, its body first: the instance then has no
+       * metavariable (body_first) */
+      if (!want && info->family == PFAM_MAP && nargs == 2 && k == 1 && args[0]->kind == AST_LAMBDA) {
+        if (app) wake_deferred(c);
+        app = false;
+        body_first(c, env, args[0], &m, lam);
+      }
+      fn->type = instance_end(c, &m, types);
+      if (*lam && !fn->type) INTERNAL("a map's instance not made after its function");
+    }
   }
   if (!fn->type) {
     c->reqs.len = nreqs;
@@ -428,7 +441,7 @@ bool check_view_of_app(Checker *c, Env *env, const Ast *e, PhraseType *want, Phr
   }
   InstanceMatch m;
   m.partial = false;
-  if (!instance_begin(c, fn->prim, fn->sizes, 1, head->span, &m)) {
+  if (!instance_begin(c, fn->prim, fn->sizes, 1, head->span, &m) || !instance_param_solvable(&m)) {
     restore_state(c, &saved);
     return false;
   }
@@ -482,5 +495,57 @@ bool check_view_of_app(Checker *c, Env *env, const Ast *e, PhraseType *want, Phr
   if (want && !expect_type(c, e->span, want, p->type, NULL)) p = NULL;
   wake_deferred(c);
   *out = p;
+  return true;
+}
+
+/* ---- a map's function checked before the map's instance is made ----
+ *
+ * `mapLocal (\zs -> body) xs` whose xs is known (check_partial): the
+ * general path makes the instance with a metavariable ?b for what the
+ * function gives, checks body against exp[?b] (apply_spine), and zonks
+ * every type holding ?b at the declaration's end.  ?b is fresh and in
+ * nothing the body can reach (the lambda's parameter has xs's element
+ * type), so checking body against it only binds it to body's type: here
+ * body is inferred, and ?b read off its type once that is ground, as
+ * check_view_of_app reads a view's names off its argument's.  The map's
+ * instance then has no metavariable, and ?b's number is counted as
+ * instance_begin counts it.  Nothing is recorded between: the xs's wake
+ * and apply_spine's (and want, which this takes only where there is
+ * none) come before the lambda in both, Checker.want_mark is kept where
+ * apply_spine keeps it.  Anything else (an error in the body, a type not
+ * ground, and every condition of check_view_of_app's) takes back what the
+ * body's elaboration did, and the general path checks the lambda. */
+static bool body_first(Checker *c, Env *env, const Ast *lambda, InstanceMatch *m, Phrase **lam) {
+  if (c->failed || c->tc->sizes.overflow || !deferred_waiting(c) || c->postponed.len > 0 || !decls_settled(c) ||
+      lambda->body->kind == AST_LAMBDA || lambda->body->kind == AST_COMPOSE)
+    return false;
+  PhraseType *param = instance_late_param(c, m, 0);
+  if (!param || !env_ground(c, env)) return false;
+  /* apply_spine's wake after the values; its mark for a view of this map */
+  wake_deferred(c);
+  int want_mark = c->want_mark;
+  bool want_mark_ok = c->want_mark_ok;
+  if (c->mark_depth == c->depth && c->want_mark < 0) {
+    Size n;
+    c->want_mark = c->reqs.len;
+    c->want_mark_ok = instance_result_size(c, m, &n) && !size_first_meta(n);
+  }
+  CheckState saved = check_state(c);
+  int errors = c->diag->nerrors;
+  Phrase *p = check_lambda(c, env, lambda, param);
+  DataType *t = NULL;
+  if (p && !c->failed && c->diag->nerrors == errors && !c->tc->sizes.overflow && p->body->type->kind == PT_EXP) {
+    DataType *z = zonk_data_type(c, p->body->type->data);
+    if (z->ground) t = z;
+  }
+  if (!t || !instance_late_result(c, m, 0, t) || c->tc->sizes.overflow) {
+    restore_state(c, &saved);
+    c->want_mark = want_mark;
+    c->want_mark_ok = want_mark_ok;
+    return false;
+  }
+  /* apply_spine's wake after the lambda */
+  wake_deferred(c);
+  *lam = p;
   return true;
 }

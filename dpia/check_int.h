@@ -177,6 +177,8 @@ DataType *check_data_type(Checker *c, const TypeAst *t);
 Phrase *check_apply(Checker *c, Env *env, Phrase *fn, Phrase **args, int n, Span span);
 /* the application e elaborated as elab_app does (want NULL: inferred) */
 Phrase *check_app(Checker *c, Env *env, const Ast *e, PhraseType *want);
+/* the lambda e elaborated as elab_lambda does against want */
+Phrase *check_lambda(Checker *c, Env *env, const Ast *e, PhraseType *want);
 
 /* ---- check_notes.c, for check.c's apply_spine ---- */
 
@@ -228,7 +230,7 @@ bool check_shortcut(Checker *c, Env *env, const Ast *e, PhraseType *want, Phrase
  * for each data name it does not fix (the functions' results), that
  * argument elaborated (*ready, argument *at) and its requirements
  * recorded; NULL, with nothing done, for elab_app's general path */
-Phrase *check_partial(Checker *c, Env *env, const Ast *e, int *at, Phrase **ready);
+Phrase *check_partial(Checker *c, Env *env, const Ast *e, PhraseType *want, int *at, Phrase **ready, Phrase **lam);
 /* e, a view of one argument that is an application of a map or of such
  * a view, elaborated with that argument inferred first (want NULL) and
  * the view's instance matched against its type: true and *out (NULL
@@ -340,9 +342,23 @@ bool instance_covers(Prim prim, int nargs);
  * fails) */
 int instance_partial(Prim prim, int nargs, bool *late);
 bool instance_arg_at(Checker *c, InstanceMatch *m, int i, DataType *arg);
+/* A map's function checked before the map's instance is made (check_partial):
+ * the late parameter i as a lambda is checked against it, exp[d] -> its
+ * body inferred (d made of the names known, its result one data name not
+ * known); NULL where the parameter is not so */
+PhraseType *instance_late_param(Checker *c, const InstanceMatch *m, int i);
+/* that data name read off the body's known type t */
+bool instance_late_result(Checker *c, InstanceMatch *m, int i, DataType *t);
+/* the instance's result's outermost size, when it is an array's whose
+ * names are known */
+bool instance_result_size(Checker *c, const InstanceMatch *m, Size *out);
 /* whether the first parameter's outermost size is an array's whose names
  * are not all known yet (before its argument was matched) */
 bool instance_outer_unknown(const InstanceMatch *m);
+/* whether each size of the first parameter is one the match could meet
+ * (known, a name not known, or a constant times one): not a sum with one
+ * not known, which unify_size solves its own way */
+bool instance_param_solvable(const InstanceMatch *m);
 /* whether the next parameter matches the known type arg, recording the
  * requirements its sizes make */
 bool instance_arg(Checker *c, InstanceMatch *m, DataType *arg);

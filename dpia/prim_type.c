@@ -1189,6 +1189,84 @@ static bool size_known(const InstanceMatch *m, int si) {
   return false;
 }
 
+/* whether match_size could meet the recipe size si with a size known
+ * (its names known, one not known, or k times one not known) */
+static bool size_solvable(const InstanceMatch *m, int si) {
+  const RecipeSize *rs = &m->recipe->sizes[si];
+  if (size_known(m, si) || rs->kind == RS_SLOT || rs->kind == RS_FRESH) return true;
+  return rs->kind == RS_MUL && ((size_known(m, rs->a) && !size_known(m, rs->b) && unknown_slot(m, rs->b) >= 0) ||
+                                (size_known(m, rs->b) && !size_known(m, rs->a) && unknown_slot(m, rs->a) >= 0));
+}
+
+/* the same of every size in the data part r (each name's first
+ * occurrence not known: a name met twice is compared the second time) */
+static bool data_solvable(const InstanceMatch *m, Ref r) {
+  if (r.kind != REF_NODE) return r.kind != REF_COMM;
+  const RecipeNode *n = &m->recipe->datas[r.index];
+  switch ((DataKind)n->kind) {
+  case DT_ARRAY: return size_solvable(m, n->size) && data_solvable(m, n->a);
+  case DT_IDX: return size_solvable(m, n->size);
+  case DT_PAIR: return data_solvable(m, n->a) && data_solvable(m, n->b);
+  case DT_SCALAR:
+  case DT_DEPARRAY:
+  case DT_VAR:
+  case DT_META: break;
+  }
+  return false;
+}
+
+bool instance_param_solvable(const InstanceMatch *m) {
+  return m->recipe->nparams >= 1 && data_solvable(m, m->recipe->params[0]);
+}
+
+static PhraseType *made_phrase(Checker *c, const InstanceMatch *m, Ref r);
+
+/* whether every name of the data part r is known */
+static bool data_known(const InstanceMatch *m, Ref r) {
+  if (r.kind == REF_SLOT) return m->solved[r.index];
+  if (r.kind != REF_NODE) return r.kind == REF_SCALAR;
+  const RecipeNode *n = &m->recipe->datas[r.index];
+  switch ((DataKind)n->kind) {
+  case DT_ARRAY: return size_known(m, n->size) && data_known(m, n->a);
+  case DT_IDX: return size_known(m, n->size);
+  case DT_PAIR: return data_known(m, n->a) && data_known(m, n->b);
+  case DT_SCALAR:
+  case DT_DEPARRAY:
+  case DT_VAR:
+  case DT_META: break;
+  }
+  return false;
+}
+
+/* the late parameter i's node when it is exp[d] -> exp[b], d made of
+ * names known and b one data name not known of no class; NULL otherwise */
+static const RecipeNode *late_of_result(const InstanceMatch *m, int i) {
+  const Recipe *r = m->recipe;
+  if (i >= r->nparams || !r->late[i] || r->params[i].kind != REF_NODE) return NULL;
+  const RecipeNode *fn = &r->phrases[r->params[i].index];
+  if (fn->kind != PT_FN || fn->a.kind != REF_NODE || fn->b.kind != REF_NODE) return NULL;
+  const RecipeNode *param = &r->phrases[fn->a.index], *result = &r->phrases[fn->b.index];
+  if (param->kind != PT_EXP || result->kind != PT_EXP || result->a.kind != REF_SLOT) return NULL;
+  int s = result->a.index;
+  return !m->solved[s] && m->cls[s] == MC_ANY && data_known(m, param->a) ? fn : NULL;
+}
+
+PhraseType *instance_late_param(Checker *c, const InstanceMatch *m, int i) {
+  const RecipeNode *fn = late_of_result(m, i);
+  return fn ? pt_fn(c->tc, made_phrase(c, m, fn->a), NULL) : NULL;
+}
+
+bool instance_late_result(Checker *c, InstanceMatch *m, int i, DataType *t) {
+  const RecipeNode *fn = late_of_result(m, i);
+  return fn && match_data(c, m, m->recipe->phrases[fn->b.index].a, t);
+}
+
+bool instance_result_size(Checker *c, const InstanceMatch *m, Size *out) {
+  Ref r = m->recipe->result;
+  if (r.kind != REF_NODE || m->recipe->datas[r.index].kind != DT_ARRAY) return false;
+  return known_size(c, m, m->recipe->datas[r.index].size, out);
+}
+
 bool instance_outer_unknown(const InstanceMatch *m) {
   if (m->recipe->nparams < 1 || m->recipe->params[0].kind != REF_NODE) return false;
   const RecipeNode *n = &m->recipe->datas[m->recipe->params[0].index];
