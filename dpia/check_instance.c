@@ -378,6 +378,30 @@ static bool view_of_app_arg(Prim p) {
   return check_shortcut_prim(p) && !instance_defers(p);
 }
 
+/* whether e was elaborated here before and taken back: the general path
+ * elaborates it (and what it holds) again, not this once more, so that
+ * nested ones that fail cost a constant factor, not one per level */
+static bool tried_before(const Checker *c, const Ast *e) {
+  for (int i = 0; i < c->tried.len; i++)
+    if (c->tried.items[i] == e) return true;
+  return false;
+}
+
+/* whether every size in t is free of metavariables */
+static bool sizes_known(DataType *t) {
+  t = dt_resolve(t);
+  switch (t->kind) {
+  case DT_ARRAY: return !size_first_meta(t->size) && sizes_known(t->elem);
+  case DT_IDX: return !size_first_meta(t->size);
+  case DT_PAIR: return sizes_known(t->fst) && sizes_known(t->snd);
+  case DT_SCALAR:
+  case DT_VAR:
+  case DT_META: return true;
+  case DT_DEPARRAY: break;
+  }
+  return false;
+}
+
 /* what the argument's elaboration may change, to take it back */
 typedef struct CheckState {
   int nreqs, nsize_metas, ndeferred, nlits, next_meta, nmetas, metas_solved, next_binder, dep_rows, rows_given;
@@ -425,7 +449,7 @@ bool check_view_of_app(Checker *c, Env *env, const Ast *e, PhraseType *want, Phr
   /* as check_shortcut: asScalar's vector is made at its own wake, after
    * its type has met want */
   if (c->failed || c->tc->sizes.overflow || (want && instance_defers(head->prim)) || !deferred_waiting(c) ||
-      c->postponed.len > 0 || !decls_settled(c) || !env_ground(c, env))
+      c->postponed.len > 0 || !decls_settled(c) || tried_before(c, e) || !env_ground(c, env))
     return false;
   CheckState saved = check_state(c);
   /* elab_prim's phrase */
@@ -464,8 +488,11 @@ bool check_view_of_app(Checker *c, Env *env, const Ast *e, PhraseType *want, Phr
   c->floating_arg_of = floating;
   DataType *t = NULL;
   if (arg && !c->failed && c->diag->nerrors == errors && !c->tc->sizes.overflow && (mark < 0 || mark_ok)) {
+    /* data metavariables (a literal's type, defaulted at the end) are
+     * matched as the general path unifies them, by a name not known; a
+     * size not known is not */
     PhraseType *pt = zonk_phrase_type(c, arg->type);
-    if (pt->kind == PT_EXP && pt->ground) t = pt->data;
+    if (pt->kind == PT_EXP && (pt->ground || sizes_known(pt->data))) t = pt->data;
   }
   int first = c->reqs.len;
   PhraseType *type = t && instance_arg(c, &m, t) ? instance_end(c, &m, &t) : NULL;
@@ -485,6 +512,7 @@ bool check_view_of_app(Checker *c, Env *env, const Ast *e, PhraseType *want, Phr
   }
   if (!type || c->tc->sizes.overflow) {
     restore_state(c, &saved);
+    vec_push(c->arena, &c->tried, (void *)e);
     return false;
   }
   fn->type = type;
@@ -520,7 +548,7 @@ static bool body_first(Checker *c, Env *env, const Ast *lambda, InstanceMatch *m
       lambda->body->kind == AST_LAMBDA || lambda->body->kind == AST_COMPOSE)
     return false;
   PhraseType *param = instance_late_param(c, m, 0);
-  if (!param || !env_ground(c, env)) return false;
+  if (!param || tried_before(c, lambda) || !env_ground(c, env)) return false;
   /* apply_spine's wake after the values; its mark for a view of this map */
   wake_deferred(c);
   int want_mark = c->want_mark;
@@ -534,12 +562,14 @@ static bool body_first(Checker *c, Env *env, const Ast *lambda, InstanceMatch *m
   int errors = c->diag->nerrors;
   Phrase *p = check_lambda(c, env, lambda, param);
   DataType *t = NULL;
-  if (p && !c->failed && c->diag->nerrors == errors && !c->tc->sizes.overflow && p->body->type->kind == PT_EXP) {
-    DataType *z = zonk_data_type(c, p->body->type->data);
-    if (z->ground) t = z;
-  }
+  /* ?b bound to the body's type: one not ground (a literal's, defaulted
+   * at the declaration's end) is bound as well, its metavariables the
+   * body's own */
+  if (p && !c->failed && c->diag->nerrors == errors && !c->tc->sizes.overflow && p->body->type->kind == PT_EXP)
+    t = zonk_data_type(c, p->body->type->data);
   if (!t || !instance_late_result(c, m, 0, t) || c->tc->sizes.overflow) {
     restore_state(c, &saved);
+    vec_push(c->arena, &c->tried, (void *)lambda);
     c->want_mark = want_mark;
     c->want_mark_ok = want_mark_ok;
     return false;

@@ -115,6 +115,7 @@ typedef struct Checker {
   int mark_depth;
   int want_mark;
   bool want_mark_ok;
+  Vec tried; /* const Ast*: what those took back (check_instance.c, tried_before) */
 } Checker;
 
 /* ---- check.c ---- */
