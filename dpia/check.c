@@ -193,6 +193,10 @@ static Phrase *elab_def_use(Checker *c, const Ast *e, int index) {
                   e->name, current);
     return NULL;
   }
+  if (c->state[index] == 0 && c->speculating) {
+    c->failed = true; /* not checked where it would be taken back (check_instance.c) */
+    return NULL;
+  }
   if (c->state[index] == 0) {
     /* check it first, with this declaration's state saved */
     Checker saved = *c;

@@ -323,8 +323,8 @@ Phrase *check_partial(Checker *c, Env *env, const Ast *e, PhraseType *want, int 
  * an error inside the map, a type not ground, a mismatch, a requirement
  * that is not inert, a metavariable outside the map that the map could
  * solve (a binder in scope of a type not known, a pending constraint or
- * postponed equation, a declaration not checked yet that it could check
- * at its first use) takes back everything the map's elaboration did and
+ * postponed equation; a declaration not checked yet is not checked at its
+ * first use inside, Checker.speculating) takes back everything the map's elaboration did and
  * leaves the application to the general path, which reports the error. */
 
 void check_want_mark(Checker *c, const PhraseType *t) {
@@ -358,14 +358,6 @@ static bool env_ground(Checker *c, Env *env) {
   for (Env *e = env; e; e = e->next)
     if (e->kind == ENV_BINDER && e->binder && (!e->binder->type || !zonk_phrase_type(c, e->binder->type)->ground))
       return false;
-  return true;
-}
-
-/* every other declaration checked: none is checked at a first use
- * inside the argument (that cannot be taken back) */
-static bool decls_settled(const Checker *c) {
-  for (int i = 0; i < c->prog->ndecls; i++)
-    if (i != c->current && c->state[i] != 2) return false;
   return true;
 }
 
@@ -449,7 +441,7 @@ bool check_view_of_app(Checker *c, Env *env, const Ast *e, PhraseType *want, Phr
   /* as check_shortcut: asScalar's vector is made at its own wake, after
    * its type has met want */
   if (c->failed || c->tc->sizes.overflow || (want && instance_defers(head->prim)) || !deferred_waiting(c) ||
-      c->postponed.len > 0 || !decls_settled(c) || tried_before(c, e) || !env_ground(c, env))
+      c->postponed.len > 0 || tried_before(c, e) || !env_ground(c, env))
     return false;
   CheckState saved = check_state(c);
   /* elab_prim's phrase */
@@ -479,7 +471,9 @@ bool check_view_of_app(Checker *c, Env *env, const Ast *e, PhraseType *want, Phr
   c->want_mark = -1;
   c->floating_arg_of = NULL;
   int errors = c->diag->nerrors;
+  c->speculating++;
   Phrase *arg = check_app(c, env, x, NULL);
+  c->speculating--;
   int mark = c->want_mark;
   bool mark_ok = c->want_mark_ok;
   c->mark_depth = mark_depth;
@@ -544,7 +538,7 @@ bool check_view_of_app(Checker *c, Env *env, const Ast *e, PhraseType *want, Phr
  * ground, and every condition of check_view_of_app's) takes back what the
  * body's elaboration did, and the general path checks the lambda. */
 static bool body_first(Checker *c, Env *env, const Ast *lambda, InstanceMatch *m, Phrase **lam) {
-  if (c->failed || c->tc->sizes.overflow || !deferred_waiting(c) || c->postponed.len > 0 || !decls_settled(c) ||
+  if (c->failed || c->tc->sizes.overflow || !deferred_waiting(c) || c->postponed.len > 0 ||
       lambda->body->kind == AST_LAMBDA || lambda->body->kind == AST_COMPOSE)
     return false;
   PhraseType *param = instance_late_param(c, m, 0);
@@ -560,7 +554,9 @@ static bool body_first(Checker *c, Env *env, const Ast *lambda, InstanceMatch *m
   }
   CheckState saved = check_state(c);
   int errors = c->diag->nerrors;
+  c->speculating++;
   Phrase *p = check_lambda(c, env, lambda, param);
+  c->speculating--;
   DataType *t = NULL;
   /* ?b bound to the body's type: one not ground (a literal's, defaulted
    * at the declaration's end) is bound as well, its metavariables the

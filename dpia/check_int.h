@@ -116,6 +116,10 @@ typedef struct Checker {
   int want_mark;
   bool want_mark_ok;
   Vec tried; /* const Ast*: what those took back (check_instance.c, tried_before) */
+  /* how many of those are elaborating what they may take back: a
+   * declaration is not checked at its first use meanwhile (elab_def_use,
+   * foreign_use fail instead, and the general path checks it) */
+  int speculating;
 } Checker;
 
 /* ---- check.c ---- */
