@@ -309,8 +309,9 @@ Phrase *check_partial(Checker *c, Env *env, const Ast *e, PhraseType *want, int 
  * declaration's end every type holding them is zonked.  Here the map is
  * elaborated first, as if nothing were wanted of it (its function's body
  * against its own ?b), and the view's instance is matched against the
- * map's type once that is ground, as check_shortcut matches one against a
- * variable's.  What the parameter could tell the map before its function
+ * map's type once its sizes are known (a data metavariable left, a
+ * literal's type defaulted at the end, is matched by a name not known, as
+ * unifying binds it), as check_shortcut matches one against a variable's.  What the parameter could tell the map before its function
  * is checked is only a shape (the view's metavariables are fresh, and its
  * want meets it after the map): a map the general path accepts gets the
  * same types either way, the unifications done in another order.  Where
@@ -320,12 +321,13 @@ Phrase *check_partial(Checker *c, Env *env, const Ast *e, PhraseType *want, int 
  * recorded it (Checker.want_mark), and the others (?m := 64, asScalar's
  * width), recorded inside the function's body by the general path, are
  * allowed only where their place cannot matter (inert).  Anything else:
- * an error inside the map, a type not ground, a mismatch, a requirement
+ * an error inside the map, a size not known, a mismatch, a requirement
  * that is not inert, a metavariable outside the map that the map could
  * solve (a binder in scope of a type not known, a pending constraint or
- * postponed equation; a declaration not checked yet is not checked at its
- * first use inside, Checker.speculating) takes back everything the map's elaboration did and
- * leaves the application to the general path, which reports the error. */
+ * postponed equation) takes back everything the map's elaboration did
+ * and leaves the application to the general path, which reports the
+ * error.  A declaration not checked yet is not checked at its first use
+ * inside (Checker.speculating): that could not be taken back. */
 
 void check_want_mark(Checker *c, const PhraseType *t) {
   c->want_mark = c->reqs.len;
@@ -528,15 +530,17 @@ bool check_view_of_app(Checker *c, Env *env, const Ast *e, PhraseType *want, Phr
  * every type holding ?b at the declaration's end.  ?b is fresh and in
  * nothing the body can reach (the lambda's parameter has xs's element
  * type), so checking body against it only binds it to body's type: here
- * body is inferred, and ?b read off its type once that is ground, as
- * check_view_of_app reads a view's names off its argument's.  The map's
+ * body is inferred, and ?b read off its type (bound to it, metavariables
+ * and all, where a literal's is left), as check_view_of_app reads a
+ * view's names off its argument's.  The map's
  * instance then has no metavariable, and ?b's number is counted as
  * instance_begin counts it.  Nothing is recorded between: the xs's wake
  * and apply_spine's (and want, which this takes only where there is
  * none) come before the lambda in both, Checker.want_mark is kept where
- * apply_spine keeps it.  Anything else (an error in the body, a type not
- * ground, and every condition of check_view_of_app's) takes back what the
- * body's elaboration did, and the general path checks the lambda. */
+ * apply_spine keeps it.  Anything else (an error in the body, a body
+ * that is no value, and every condition of check_view_of_app's) takes
+ * back what the body's elaboration did, and the general path checks the
+ * lambda. */
 static bool body_first(Checker *c, Env *env, const Ast *lambda, InstanceMatch *m, Phrase **lam) {
   if (c->failed || c->tc->sizes.overflow || !deferred_waiting(c) || c->postponed.len > 0 ||
       lambda->body->kind == AST_LAMBDA || lambda->body->kind == AST_COMPOSE)
