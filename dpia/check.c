@@ -193,6 +193,10 @@ static Phrase *elab_def_use(Checker *c, const Ast *e, int index) {
                   e->name, current);
     return NULL;
   }
+  if (c->state[index] == 0 && c->speculating) {
+    c->failed = true; /* not checked where it would be taken back (check_instance.c) */
+    return NULL;
+  }
   if (c->state[index] == 0) {
     /* check it first, with this declaration's state saved */
     Checker saved = *c;
@@ -388,50 +392,6 @@ static bool check_late(const Ast *e, const PhraseType *param) {
 
 static Phrase *elab_function_literal(Checker *c, Env *env, const Ast *e, PhraseType *want);
 
-/* What a function argument is given to, for messages: "mapSeq's
- * function", "the function given to 'f'". */
-static const char *function_role(Checker *c, const Phrase *fn) {
-  if (fn->kind == PH_PRIM) return arena_printf(c->arena, "%s's function", prim_display_name(c->arena, fn->prim, fn->dim, fn->span));
-  if (fn->kind == PH_DEF) return arena_printf(c->arena, "the function given to '%s'", fn->def->name);
-  if (fn->kind == PH_VAR) return arena_printf(c->arena, "the function given to '%s'", fn->binder->name);
-  return "the function expected here";
-}
-
-/* A reduction: its function takes the element, then the accumulator, and
- * it takes the function, the initial value, then the array (messages say
- * so when a program mixes them up). */
-static bool is_reduction(const Phrase *fn) {
-  if (fn->kind != PH_PRIM) return false;
-  DPIA_EXHAUSTIVE_BEGIN
-  switch (fn->prim) {
-  PRIM_CASES_REDUCE:
-  PRIM_CASES_SCAN:
-  PRIM_CASES_REDUCE_RANGE: return true;
-  PRIM_CASES_MAP:
-  PRIM_CASES_WINDOW:
-  PRIM_CASES_VIEW:
-  PRIM_CASES_MEMORY:
-  PRIM_CASES_SCALAR:
-  PRIM_CASES_MATH:
-  PRIM_CASES_CONVERT:
-  PRIM_CASES_FOREIGN:
-  PRIM_CASES_SKIP:
-  PRIM_CASES_NEW:
-  PRIM_CASES_FOR:
-  PRIM_CASES_IF:
-  PRIM_CASES_PARFOR:
-  PRIM_CASES_VIEW_ACC:
-  PRIM_CASES_MAP_I:
-  PRIM_CASES_REDUCE_I:
-  PRIM_CASES_SCAN_I:
-  PRIM_CASES_FOR_RANGE:
-  PRIM_CASES_WINDOW_I:
-  case PRIM_COUNT: return false;
-  }
-  DPIA_EXHAUSTIVE_END
-  return false;
-}
-
 /* A lambda with more parameters than the function it stands for takes
  * (mapSeq (\x y -> ...)); false after reporting it. */
 static bool lambda_arity_ok(Checker *c, const Phrase *fn, const Ast *arg, const PhraseType *want) {
@@ -445,37 +405,10 @@ static bool lambda_arity_ok(Checker *c, const Phrase *fn, const Ast *arg, const 
   Buf names;
   buf_init(&names, c->arena);
   for (const Ast *l = arg; l->kind == AST_LAMBDA; l = l->body) emit(&names, "%s%s", names.len ? " " : "", l->bound);
-  const char *extra = is_reduction(fn) ? " (the element, then the accumulator)" : "";
+  const char *extra = check_is_reduction(fn) ? " (the element, then the accumulator)" : "";
   check_error(c, ERR_BAD_APPLICATION, arg->span, "%s takes %d parameter%s%s, but this lambda has %d (\\%s)",
-              function_role(c, fn), takes, takes == 1 ? "" : "s", extra, have, names.data);
+              check_function_role(c, fn), takes, takes == 1 ? "" : "s", extra, have, names.data);
   return false;
-}
-
-/* After an error inside the function of a reduce whose element and
- * accumulator types differ: the order of its parameters may be the cause
- * (\acc x -> ...), so say which comes first. */
-static void reduce_order_note(Checker *c, const Phrase *fn, const Ast *arg, const PhraseType *want) {
-  if (!is_reduction(fn)) return;
-  if (arg->kind != AST_LAMBDA || arg->body->kind != AST_LAMBDA) return;
-  if (want->kind != PT_FN || want->fst->kind != PT_EXP || !want->snd || want->snd->kind != PT_FN ||
-      want->snd->fst->kind != PT_EXP)
-    return;
-  /* zonked: a solved metavariable is no unknown (and the shortcut,
-   * check_instance.c, makes the same types without one) */
-  DataType *elem = dt_resolve(zonk_data_type(c, want->fst->data));
-  DataType *acc = dt_resolve(zonk_data_type(c, want->snd->fst->data));
-  /* types that could be the same: the order does not matter to the types */
-  if (dt_has_unknowns(elem) || dt_equal(elem, acc)) return;
-  if (acc->kind == DT_META &&
-      (acc->meta->cls == MC_ANY || (acc->meta->cls == MC_NUMERIC ? dt_is_numeric(elem) : dt_is_floating(elem))))
-    return;
-  if (acc->kind != DT_META && dt_has_unknowns(acc)) return;
-  TypeNamer tn;
-  check_namer(c, &tn);
-  diag_note(c->diag, arg->span,
-            "%s takes the element first and the accumulator second: \\x acc -> ...; here an element is %s and "
-            "the accumulator is %s", function_role(c, fn), tn_data(&tn, elem),
-            acc->kind == DT_META && acc->meta->cls == MC_NUMERIC ? "a number" : tn_data(&tn, acc));
 }
 
 /* Is param a float-or-double argument of the math primitive fn (ceil x,
@@ -521,11 +454,12 @@ static Phrase *apply_spine(Checker *c, Env *env, Phrase *fn, Arg *args, int narg
     }
   }
   c->floating_arg_of = outer_floating;
+  if (c->mark_depth == c->depth && c->want_mark < 0) check_want_mark(c, t);
   bool want_failed = false;
   if (ok && want && !expect_type(c, args[nargs - 1].app_span, want, t, NULL)) {
     ok = false;
     want_failed = true; /* the functions would only repeat it (no cascades) */
-    if (is_reduction(fn) && prim_family(fn->prim) != PFAM_REDUCE_RANGE && nargs == 2 &&
+    if (check_is_reduction(fn) && prim_family(fn->prim) != PFAM_REDUCE_RANGE && nargs == 2 &&
         (t->kind == PT_FN || t->kind == PT_FN_P))
       diag_note(c->diag, fn->span, "%s takes its function, the initial value of the accumulator, then the array: "
                 "%s f init xs", prim_info[fn->prim].name, prim_info[fn->prim].name);
@@ -540,7 +474,7 @@ static Phrase *apply_spine(Checker *c, Env *env, Phrase *fn, Arg *args, int narg
       int errors = c->diag->nerrors;
       elab[i] = check(c, env, args[i].ast, params[i]);
       if (!elab[i]) ok = false;
-      if (!elab[i] && c->diag->nerrors > errors) reduce_order_note(c, fn, args[i].ast, params[i]);
+      if (!elab[i] && c->diag->nerrors > errors) check_reduce_order_note(c, fn, args[i].ast, params[i]);
       wake_deferred(c);
     }
   }
@@ -726,7 +660,8 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
     return NULL;
   }
   Phrase *matched; /* a view of what is known (check_instance.c) */
-  if (head->kind == AST_PRIM && check_shortcut_prim(head->prim) && check_shortcut(c, env, e, want, &matched)) {
+  if (head->kind == AST_PRIM && check_shortcut_prim(head->prim) &&
+      (check_shortcut(c, env, e, want, &matched) || check_view_of_app(c, env, e, want, &matched))) {
     c->depth--;
     return matched;
   }
@@ -766,8 +701,14 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
                        : elab_lambda(c, env, head, pt_fn(c->tc, arg0->type, NULL));
   } else {
     int foreign = foreign_named(c, env, head), at = -1; /* an argument check_partial elaborated */
-    Phrase *ready = NULL;
-    fn = foreign >= 0 ? foreign_use(c, head, foreign, nargs) : check_partial(c, env, e, &at, &ready);
+    Phrase *ready = NULL, *lam = NULL; /* lam: a map's function check_partial elaborated too */
+    fn = foreign >= 0 ? foreign_use(c, head, foreign, nargs) : check_partial(c, env, e, want, &at, &ready, &lam);
+    if (lam) {
+      /* the rest of apply_spine for a map (nargs 2, its value at 1) */
+      c->depth--;
+      return mk_app(c, mk_app(c, fn, lam, args[0].app_span, fn->type->snd), ready, args[1].app_span,
+                    fn->type->snd->snd);
+    }
     if (foreign < 0 && at < 0) fn = infer(c, env, head);
     if (at >= 0) args[at] = (Arg){.ready = ready, .app_span = args[at].app_span};
     if (fn && fn->kind == PH_PRIM && prim_builds_vector(fn->prim) && nargs != prim_arity_of(fn->prim)) {
@@ -877,6 +818,9 @@ Phrase *check_mk(Checker *c, PhraseTermKind k, Span span, PhraseType *type) { re
 Binder *check_binder(Checker *c, Sym name, Span span, PhraseType *type) { return new_binder(c, name, span, type); }
 Phrase *check_infer(Checker *c, Env *env, const Ast *e) { return infer(c, env, e); }
 DataType *check_data_type(Checker *c, const TypeAst *t) { return conv_data(c, NULL, t); }
+
+Phrase *check_app(Checker *c, Env *env, const Ast *e, PhraseType *want) { return elab_app(c, env, e, want); }
+Phrase *check_lambda(Checker *c, Env *env, const Ast *e, PhraseType *want) { return elab_lambda(c, env, e, want); }
 
 Phrase *check_apply(Checker *c, Env *env, Phrase *fn, Phrase **args, int n, Span span) {
   Arg a[3];

@@ -210,7 +210,10 @@ static bool partial_prim(Prim p) {
   }
 }
 
-Phrase *check_partial(Checker *c, Env *env, const Ast *e, int *at, Phrase **ready) {
+static bool body_first(Checker *c, Env *env, const Ast *lambda, InstanceMatch *m, Phrase **lam);
+
+Phrase *check_partial(Checker *c, Env *env, const Ast *e, PhraseType *want, int *at, Phrase **ready, Phrase **lam) {
+  *lam = NULL;
   const Ast *args[INSTANCE_MAX_ARGS];
   int nargs = 0;
   const Ast *head = e;
@@ -269,7 +272,17 @@ Phrase *check_partial(Checker *c, Env *env, const Ast *e, int *at, Phrase **read
     } else if (1 < room) {
       elab = known_var(c, env, x, &types[k]);
     }
-    if (elab && instance_arg_at(c, &m, k, types[k]) && !c->tc->sizes.overflow) fn->type = instance_end(c, &m, types);
+    if (elab && instance_arg_at(c, &m, k, types[k]) && !c->tc->sizes.overflow) {
+      /* a map's lambda, its body first: the instance then has no
+       * metavariable (body_first) */
+      if (!want && info->family == PFAM_MAP && nargs == 2 && k == 1 && args[0]->kind == AST_LAMBDA) {
+        if (app) wake_deferred(c);
+        app = false;
+        body_first(c, env, args[0], &m, lam);
+      }
+      fn->type = instance_end(c, &m, types);
+      if (*lam && !fn->type) INTERNAL("a map's instance not made after its function");
+    }
   }
   if (!fn->type) {
     c->reqs.len = nreqs;
@@ -284,4 +297,285 @@ Phrase *check_partial(Checker *c, Env *env, const Ast *e, int *at, Phrase **read
   *at = k;
   *ready = elab;
   return fn;
+}
+
+/* ---- a view of an application the general path elaborates ----
+ *
+ * `join (mapWorkgroup f xs)`, `asScalar (join ...)`: elab_app's general
+ * path makes the view's instance (exp[[?n][?m]?a] -> ...), checks the
+ * map against its parameter, which apply_spine unifies with the map's
+ * type before the map's function is checked (?n := the map's size, ?b :=
+ * [?m]?a), and the function's body then solves ?m and ?a; at the
+ * declaration's end every type holding them is zonked.  Here the map is
+ * elaborated first, as if nothing were wanted of it (its function's body
+ * against its own ?b), and the view's instance is matched against the
+ * map's type once its sizes are known (a data metavariable left, a
+ * literal's type defaulted at the end, is matched by a name not known, as
+ * unifying binds it), as check_shortcut matches one against a variable's.  What the parameter could tell the map before its function
+ * is checked is only a shape (the view's metavariables are fresh, and its
+ * want meets it after the map): a map the general path accepts gets the
+ * same types either way, the unifications done in another order.  Where
+ * that order shows, the general path's traces are kept: the view's
+ * metavariables are counted before the map makes its own; the
+ * requirement that solving ?n records is put where apply_spine would have
+ * recorded it (Checker.want_mark), and the others (?m := 64, asScalar's
+ * width), recorded inside the function's body by the general path, are
+ * allowed only where their place cannot matter (inert).  Anything else:
+ * an error inside the map, a size not known, a mismatch, a requirement
+ * that is not inert, a metavariable outside the map that the map could
+ * solve (a binder in scope of a type not known, a pending constraint or
+ * postponed equation) takes back everything the map's elaboration did
+ * and leaves the application to the general path, which reports the
+ * error.  A declaration not checked yet is not checked at its first use
+ * inside (Checker.speculating): that could not be taken back. */
+
+void check_want_mark(Checker *c, const PhraseType *t) {
+  c->want_mark = c->reqs.len;
+  c->want_mark_ok = false;
+  if (t->kind != PT_EXP) return;
+  DataType *d = dt_resolve(t->data);
+  /* apply_spine would solve the view's outermost size there, and bind
+   * the fresh ?b to the rest of its parameter, recording nothing else */
+  if (d->kind != DT_ARRAY || dt_resolve(d->elem)->kind != DT_META) return;
+  c->want_mark_ok = !size_first_meta(zonk_data_type(c, d)->size);
+}
+
+/* a requirement whose settling does nothing wherever it stands: a
+ * polynomial of nonnegative whole coefficients (a constant among them),
+ * no metavariable (settle_requirement: no divisibility, no negative
+ * part, no message, nothing for a later repeat to be compared with but
+ * another such size) */
+static bool inert_requirement(const Requirement *r) {
+  if (r->kind != REQ_NATURAL || size_first_meta(r->size)) return false;
+  for (int i = 0; i < r->size.nterms; i++) {
+    const SizeTerm *t = &r->size.terms[i];
+    if (t->num < 0 || t->den != 1) return false;
+  }
+  return true;
+}
+
+/* whether every binder in scope has a type with no metavariable: the
+ * argument's elaboration then solves none made outside it */
+static bool env_ground(Checker *c, Env *env) {
+  for (Env *e = env; e; e = e->next)
+    if (e->kind == ENV_BINDER && e->binder && (!e->binder->type || !zonk_phrase_type(c, e->binder->type)->ground))
+      return false;
+  return true;
+}
+
+/* the argument's head: a map (not dependent, whose function gets a row's
+ * type) or a view that does not defer (the general path checks asVector
+ * against the parameter by its own wake) */
+static bool view_of_app_arg(Prim p) {
+  const PrimInfo *info = &prim_info[p];
+  if (info->family == PFAM_MAP) return p != PRIM_DEP_MAP_SEQ && p != PRIM_DEP_MAP_GLOBAL && p != PRIM_DEP_MAP_WORKGROUP;
+  return check_shortcut_prim(p) && !instance_defers(p);
+}
+
+/* whether e was elaborated here before and taken back: the general path
+ * elaborates it (and what it holds) again, not this once more, so that
+ * nested ones that fail cost a constant factor, not one per level */
+static bool tried_before(const Checker *c, const Ast *e) {
+  for (int i = 0; i < c->tried.len; i++)
+    if (c->tried.items[i] == e) return true;
+  return false;
+}
+
+/* whether every size in t is free of metavariables */
+static bool sizes_known(DataType *t) {
+  t = dt_resolve(t);
+  switch (t->kind) {
+  case DT_ARRAY: return !size_first_meta(t->size) && sizes_known(t->elem);
+  case DT_IDX: return !size_first_meta(t->size);
+  case DT_PAIR: return sizes_known(t->fst) && sizes_known(t->snd);
+  case DT_SCALAR:
+  case DT_VAR:
+  case DT_META: return true;
+  case DT_DEPARRAY: break;
+  }
+  return false;
+}
+
+/* what the argument's elaboration may change, to take it back */
+typedef struct CheckState {
+  int nreqs, nsize_metas, ndeferred, nlits, next_meta, nmetas, metas_solved, next_binder, dep_rows, rows_given;
+  const Ast *loop_lambda, *loop_sized;
+  Span unify_span;
+  DiagMark diag;
+} CheckState;
+
+static CheckState check_state(const Checker *c) {
+  return (CheckState){c->reqs.len,        c->size_metas.len,    c->deferred.len,      c->lits.len,
+                      c->tc->next_meta,   c->tc->metas.len,     c->tc->metas_solved,  c->tc->next_binder,
+                      c->tc->dep_rows,    c->rows_given,        c->loop_lambda,       c->loop_sized,
+                      c->unify_span,      diag_mark(c->diag)};
+}
+
+static void restore_state(Checker *c, const CheckState *s) {
+  c->reqs.len = s->nreqs;
+  c->size_metas.len = s->nsize_metas;
+  c->deferred.len = s->ndeferred;
+  c->postponed.len = 0;
+  c->lits.len = s->nlits;
+  c->tc->next_meta = s->next_meta;
+  c->tc->metas.len = s->nmetas;
+  /* the metavariables before it are solved as they were */
+  if (c->tc->metas_solved > s->nmetas) c->tc->metas_solved = s->nmetas;
+  c->tc->next_binder = s->next_binder;
+  c->tc->dep_rows = s->dep_rows;
+  c->rows_given = s->rows_given;
+  c->loop_lambda = s->loop_lambda;
+  c->loop_sized = s->loop_sized;
+  c->unify_span = s->unify_span;
+  diag_rewind(c->diag, &s->diag);
+  c->failed = false;
+  c->tc->sizes.overflow = false;
+  /* zonks memoized meanwhile may hold the metavariables taken back */
+  c->zonk_memo->solved++;
+}
+
+bool check_view_of_app(Checker *c, Env *env, const Ast *e, PhraseType *want, Phrase **out) {
+  const Ast *head = e->lhs, *x = e->rhs;
+  if (head->kind != AST_PRIM || x->kind != AST_APP || c->tc->no_shortcuts) return false;
+  const Ast *xh = x;
+  while (xh->kind == AST_APP) xh = xh->lhs;
+  if (xh->kind != AST_PRIM || !view_of_app_arg(xh->prim) || !instance_covers(head->prim, 1)) return false;
+  /* as check_shortcut: asScalar's vector is made at its own wake, after
+   * its type has met want */
+  if (c->failed || c->tc->sizes.overflow || (want && instance_defers(head->prim)) || !deferred_waiting(c) ||
+      c->postponed.len > 0 || tried_before(c, e) || !env_ground(c, env))
+    return false;
+  CheckState saved = check_state(c);
+  /* elab_prim's phrase */
+  const PrimInfo *info = &prim_info[head->prim];
+  Phrase *fn = check_mk(c, PH_PRIM, head->span, NULL);
+  fn->prim = head->prim;
+  fn->dim = head->dim;
+  fn->volatile_new = head->volatile_new;
+  for (int i = 0; i < info->nsizes; i++) {
+    int64_t v;
+    if (!plain_size(c, env, head->sizes[i], &fn->sizes[i])) return false;
+    if (!(info->flags & PF_ZERO_SIZES) && size_const_value(fn->sizes[i], &v) && v < 1) return false;
+  }
+  InstanceMatch m;
+  m.partial = false;
+  if (!instance_begin(c, fn->prim, fn->sizes, 1, head->span, &m) || !instance_param_solvable(&m)) {
+    restore_state(c, &saved);
+    return false;
+  }
+  bool outer_unknown = instance_outer_unknown(&m);
+  /* the argument as apply_spine checks it (a view's parameter is no math
+   * primitive's float), at the depth its elab_app has there */
+  int mark_depth = c->mark_depth, want_mark = c->want_mark;
+  bool want_mark_ok = c->want_mark_ok;
+  const Phrase *floating = c->floating_arg_of;
+  c->mark_depth = c->depth + 1;
+  c->want_mark = -1;
+  c->floating_arg_of = NULL;
+  int errors = c->diag->nerrors;
+  c->speculating++;
+  Phrase *arg = check_app(c, env, x, NULL);
+  c->speculating--;
+  int mark = c->want_mark;
+  bool mark_ok = c->want_mark_ok;
+  c->mark_depth = mark_depth;
+  c->want_mark = want_mark;
+  c->want_mark_ok = want_mark_ok;
+  c->floating_arg_of = floating;
+  DataType *t = NULL;
+  if (arg && !c->failed && c->diag->nerrors == errors && !c->tc->sizes.overflow && (mark < 0 || mark_ok)) {
+    /* data metavariables (a literal's type, defaulted at the end) are
+     * matched as the general path unifies them, by a name not known; a
+     * size not known is not */
+    PhraseType *pt = zonk_phrase_type(c, arg->type);
+    if (pt->kind == PT_EXP && (pt->ground || sizes_known(pt->data))) t = pt->data;
+  }
+  int first = c->reqs.len;
+  PhraseType *type = t && instance_arg(c, &m, t) ? instance_end(c, &m, &t) : NULL;
+  if (type && !c->tc->sizes.overflow && mark >= 0) {
+    /* the outermost size's requirement where apply_spine recorded it,
+     * the rest inert */
+    if (outer_unknown && first < c->reqs.len) {
+      void *outer = c->reqs.items[first];
+      memmove(&c->reqs.items[mark + 1], &c->reqs.items[mark], sizeof(void *) * (size_t)(first - mark));
+      c->reqs.items[mark] = outer;
+      first++;
+    } else if (outer_unknown) {
+      type = NULL;
+    }
+    for (int i = first; i < c->reqs.len && type; i++)
+      if (!inert_requirement(c->reqs.items[i])) type = NULL;
+  }
+  if (!type || c->tc->sizes.overflow) {
+    restore_state(c, &saved);
+    vec_push(c->arena, &c->tried, (void *)e);
+    return false;
+  }
+  fn->type = type;
+  Phrase *p = check_mk(c, PH_APP, e->span, type->snd);
+  p->fst = fn;
+  p->snd = arg;
+  /* the rest of apply_spine: want, then the wake */
+  if (want && !expect_type(c, e->span, want, p->type, NULL)) p = NULL;
+  wake_deferred(c);
+  *out = p;
+  return true;
+}
+
+/* ---- a map's function checked before the map's instance is made ----
+ *
+ * `mapLocal (\zs -> body) xs` whose xs is known (check_partial): the
+ * general path makes the instance with a metavariable ?b for what the
+ * function gives, checks body against exp[?b] (apply_spine), and zonks
+ * every type holding ?b at the declaration's end.  ?b is fresh and in
+ * nothing the body can reach (the lambda's parameter has xs's element
+ * type), so checking body against it only binds it to body's type: here
+ * body is inferred, and ?b read off its type (bound to it, metavariables
+ * and all, where a literal's is left), as check_view_of_app reads a
+ * view's names off its argument's.  The map's
+ * instance then has no metavariable, and ?b's number is counted as
+ * instance_begin counts it.  Nothing is recorded between: the xs's wake
+ * and apply_spine's (and want, which this takes only where there is
+ * none) come before the lambda in both, Checker.want_mark is kept where
+ * apply_spine keeps it.  Anything else (an error in the body, a body
+ * that is no value, and every condition of check_view_of_app's) takes
+ * back what the body's elaboration did, and the general path checks the
+ * lambda. */
+static bool body_first(Checker *c, Env *env, const Ast *lambda, InstanceMatch *m, Phrase **lam) {
+  if (c->failed || c->tc->sizes.overflow || !deferred_waiting(c) || c->postponed.len > 0 ||
+      lambda->body->kind == AST_LAMBDA || lambda->body->kind == AST_COMPOSE)
+    return false;
+  PhraseType *param = instance_late_param(c, m, 0);
+  if (!param || tried_before(c, lambda) || !env_ground(c, env)) return false;
+  /* apply_spine's wake after the values; its mark for a view of this map */
+  wake_deferred(c);
+  int want_mark = c->want_mark;
+  bool want_mark_ok = c->want_mark_ok;
+  if (c->mark_depth == c->depth && c->want_mark < 0) {
+    Size n;
+    c->want_mark = c->reqs.len;
+    c->want_mark_ok = instance_result_size(c, m, &n) && !size_first_meta(n);
+  }
+  CheckState saved = check_state(c);
+  int errors = c->diag->nerrors;
+  c->speculating++;
+  Phrase *p = check_lambda(c, env, lambda, param);
+  c->speculating--;
+  DataType *t = NULL;
+  /* ?b bound to the body's type: one not ground (a literal's, defaulted
+   * at the declaration's end) is bound as well, its metavariables the
+   * body's own */
+  if (p && !c->failed && c->diag->nerrors == errors && !c->tc->sizes.overflow && p->body->type->kind == PT_EXP)
+    t = zonk_data_type(c, p->body->type->data);
+  if (!t || !instance_late_result(c, m, 0, t) || c->tc->sizes.overflow) {
+    restore_state(c, &saved);
+    vec_push(c->arena, &c->tried, (void *)lambda);
+    c->want_mark = want_mark;
+    c->want_mark_ok = want_mark_ok;
+    return false;
+  }
+  /* apply_spine's wake after the lambda */
+  wake_deferred(c);
+  *lam = p;
+  return true;
 }

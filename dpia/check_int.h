@@ -106,6 +106,20 @@ typedef struct Checker {
    * is being checked, directly, not inside another application: an int
    * there gets a message saying what to write (unify.c, expect_type) */
   const Phrase *floating_arg_of;
+  /* a view applied to an application the general path elaborates
+   * (check_instance.c, check_view_of_app): the depth of that
+   * application's elab_app (0: none), and where its apply_spine would
+   * have unified its type with the view's parameter: the requirements
+   * made until then (-1: it did not get there) and whether that type was
+   * an array of a size known and of elements not known (want_mark_ok) */
+  int mark_depth;
+  int want_mark;
+  bool want_mark_ok;
+  Vec tried; /* const Ast*: what those took back (check_instance.c, tried_before) */
+  /* how many of those are elaborating what they may take back: a
+   * declaration is not checked at its first use meanwhile (elab_def_use,
+   * foreign_use fail instead, and the general path checks it) */
+  int speculating;
 } Checker;
 
 /* ---- check.c ---- */
@@ -166,6 +180,20 @@ DataType *check_exp_data(Checker *c, Phrase *p, const char *what);
 DataType *check_data_type(Checker *c, const TypeAst *t);
 /* fn applied to the n (at most 3) elaborated args, unified as written */
 Phrase *check_apply(Checker *c, Env *env, Phrase *fn, Phrase **args, int n, Span span);
+/* the application e elaborated as elab_app does (want NULL: inferred) */
+Phrase *check_app(Checker *c, Env *env, const Ast *e, PhraseType *want);
+/* the lambda e elaborated as elab_lambda does against want */
+Phrase *check_lambda(Checker *c, Env *env, const Ast *e, PhraseType *want);
+
+/* ---- check_notes.c, for check.c's apply_spine ---- */
+
+/* "mapSeq's function", "the function given to 'f'" */
+const char *check_function_role(Checker *c, const Phrase *fn);
+/* a reduction or a scan: its function takes the element, then the accumulator */
+bool check_is_reduction(const Phrase *fn);
+/* after an error inside a reduction's function whose element and
+ * accumulator types differ: a note on the order of its parameters */
+void check_reduce_order_note(Checker *c, const Phrase *fn, const Ast *arg, const PhraseType *want);
 
 /* ---- check_ops.c ---- */
 
@@ -207,7 +235,16 @@ bool check_shortcut(Checker *c, Env *env, const Ast *e, PhraseType *want, Phrase
  * for each data name it does not fix (the functions' results), that
  * argument elaborated (*ready, argument *at) and its requirements
  * recorded; NULL, with nothing done, for elab_app's general path */
-Phrase *check_partial(Checker *c, Env *env, const Ast *e, int *at, Phrase **ready);
+Phrase *check_partial(Checker *c, Env *env, const Ast *e, PhraseType *want, int *at, Phrase **ready, Phrase **lam);
+/* e, a view of one argument that is an application of a map or of such
+ * a view, elaborated with that argument inferred first (want NULL) and
+ * the view's instance matched against its type: true and *out (NULL
+ * after an error of want), or false, with everything the argument's
+ * elaboration did taken back, for elab_app's general path */
+bool check_view_of_app(Checker *c, Env *env, const Ast *e, PhraseType *want, Phrase **out);
+/* apply_spine at Checker.mark_depth, where it would unify its type t
+ * with the one wanted: the mark check_view_of_app keeps */
+void check_want_mark(Checker *c, const PhraseType *t);
 /* the views it may match: those elab_app applies with no case of its own
  * (not idx, whose index is checked as a size, nor depJoin, whose result
  * is computed); inline, as elab_app asks at every application */
@@ -310,6 +347,23 @@ bool instance_covers(Prim prim, int nargs);
  * fails) */
 int instance_partial(Prim prim, int nargs, bool *late);
 bool instance_arg_at(Checker *c, InstanceMatch *m, int i, DataType *arg);
+/* A map's function checked before the map's instance is made (check_partial):
+ * the late parameter i as a lambda is checked against it, exp[d] -> its
+ * body inferred (d made of the names known, its result one data name not
+ * known); NULL where the parameter is not so */
+PhraseType *instance_late_param(Checker *c, const InstanceMatch *m, int i);
+/* that data name read off the body's known type t */
+bool instance_late_result(Checker *c, InstanceMatch *m, int i, DataType *t);
+/* the instance's result's outermost size, when it is an array's whose
+ * names are known */
+bool instance_result_size(Checker *c, const InstanceMatch *m, Size *out);
+/* whether the first parameter's outermost size is an array's whose names
+ * are not all known yet (before its argument was matched) */
+bool instance_outer_unknown(const InstanceMatch *m);
+/* whether each size of the first parameter is one the match could meet
+ * (known, a name not known, or a constant times one): not a sum with one
+ * not known, which unify_size solves its own way */
+bool instance_param_solvable(const InstanceMatch *m);
 /* whether the next parameter matches the known type arg, recording the
  * requirements its sizes make */
 bool instance_arg(Checker *c, InstanceMatch *m, DataType *arg);

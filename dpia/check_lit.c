@@ -259,6 +259,10 @@ void check_foreign(Checker *c, const Decl *d, DefInfo *def) {
 /* A use of foreign function f applied to nargs arguments: it must be
  * given all of them (its use is a call in OpenCL C). */
 Phrase *foreign_use(Checker *c, const Ast *e, int index, int nargs) {
+  if (c->state[index] == 0 && c->speculating) {
+    c->failed = true; /* not checked where it would be taken back (check_instance.c) */
+    return NULL;
+  }
   if (c->state[index] == 0) {
     c->state[index] = 2;
     check_foreign(c, c->prog->decls[index], c->defs[index]);

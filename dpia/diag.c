@@ -73,6 +73,25 @@ void diag_remark(Diag *d, DiagCode code, Span span, const char *fmt, ...) {
   d->last = g;
 }
 
+DiagMark diag_mark(const Diag *d) {
+  DiagMark m = {d->first, d->last, d->last_error, NULL, d->nerrors, d->nrepeats, d->limit_hit};
+  for (Diagnostic *n = d->last_error ? d->last_error->notes : NULL; n; n = n->next) m.last_note = n;
+  return m;
+}
+
+void diag_rewind(Diag *d, const DiagMark *m) {
+  d->first = m->first;
+  d->last = m->last;
+  if (d->last) d->last->next = NULL;
+  d->last_error = m->last_error;
+  /* notes attached since to the error that was the last */
+  if (m->last_note) m->last_note->next = NULL;
+  else if (d->last_error) d->last_error->notes = NULL;
+  d->nerrors = m->nerrors;
+  d->nrepeats = m->nrepeats;
+  d->limit_hit = m->limit_hit;
+}
+
 /* ---- codes ---- */
 
 static const char *const code_names[] = {

@@ -76,6 +76,17 @@ void diag_note(Diag *d, Span span, const char *fmt, ...) DPIA_PRINTF(3, 4);
  * after it still go to the last error. */
 void diag_remark(Diag *d, DiagCode code, Span span, const char *fmt, ...) DPIA_PRINTF(4, 5);
 
+/* What has been reported so far, to take back what is reported after it
+ * (the checker's shortcut that elaborates first and falls back to the
+ * general path when that fails: check_instance.c, check_view_of_app). */
+typedef struct DiagMark {
+  Diagnostic *first, *last, *last_error, *last_note;
+  int nerrors, nrepeats;
+  bool limit_hit;
+} DiagMark;
+DiagMark diag_mark(const Diag *d);
+void diag_rewind(Diag *d, const DiagMark *m);
+
 /* Line and column (both 1-based, column counted in bytes) of an offset. */
 void source_position(const Source *src, uint32_t offset, uint32_t *line, uint32_t *col);
 void source_init(Source *src, Arena *a, const char *name, const char *text, size_t len);

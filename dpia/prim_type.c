@@ -609,7 +609,10 @@ static void recipe_matchable(Recipe *r, const RecipeNode *phrases, const PrimSig
       if (k[0] >= sig->nstatics) return;
       break;
     case CL_VECTOR:
-      if (k[2] >= sig->nstatics) return;
+      /* a static width (asVector: the vector made of its scalar), or the
+       * vector an argument gives (asScalar: its scalar and width read off
+       * it, instance_end) */
+      if (k[2] >= sig->nstatics && (k[0] < sig->nstatics || k[1] < sig->nstatics)) return;
       break;
     case CL_CONVERT:
     case CL_LANE: return;
@@ -1173,6 +1176,103 @@ static bool match_data(Checker *c, InstanceMatch *m, Ref r, DataType *t) {
   return false;
 }
 
+/* whether a recipe size's names are all known (known_size without making it) */
+static bool size_known(const InstanceMatch *m, int si) {
+  const RecipeSize *rs = &m->recipe->sizes[si];
+  switch (rs->kind) {
+  case RS_SLOT:
+  case RS_FRESH: return m->solved[rs->slot];
+  case RS_CONST: return true;
+  case RS_ADD:
+  case RS_MUL: return size_known(m, rs->a) && size_known(m, rs->b);
+  }
+  return false;
+}
+
+/* whether match_size could meet the recipe size si with a size known
+ * (its names known, one not known, or k times one not known) */
+static bool size_solvable(const InstanceMatch *m, int si) {
+  const RecipeSize *rs = &m->recipe->sizes[si];
+  if (size_known(m, si) || rs->kind == RS_SLOT || rs->kind == RS_FRESH) return true;
+  return rs->kind == RS_MUL && ((size_known(m, rs->a) && !size_known(m, rs->b) && unknown_slot(m, rs->b) >= 0) ||
+                                (size_known(m, rs->b) && !size_known(m, rs->a) && unknown_slot(m, rs->a) >= 0));
+}
+
+/* the same of every size in the data part r (each name's first
+ * occurrence not known: a name met twice is compared the second time) */
+static bool data_solvable(const InstanceMatch *m, Ref r) {
+  if (r.kind != REF_NODE) return r.kind != REF_COMM;
+  const RecipeNode *n = &m->recipe->datas[r.index];
+  switch ((DataKind)n->kind) {
+  case DT_ARRAY: return size_solvable(m, n->size) && data_solvable(m, n->a);
+  case DT_IDX: return size_solvable(m, n->size);
+  case DT_PAIR: return data_solvable(m, n->a) && data_solvable(m, n->b);
+  case DT_SCALAR:
+  case DT_DEPARRAY:
+  case DT_VAR:
+  case DT_META: break;
+  }
+  return false;
+}
+
+bool instance_param_solvable(const InstanceMatch *m) {
+  return m->recipe->nparams >= 1 && data_solvable(m, m->recipe->params[0]);
+}
+
+static PhraseType *made_phrase(Checker *c, const InstanceMatch *m, Ref r);
+
+/* whether every name of the data part r is known */
+static bool data_known(const InstanceMatch *m, Ref r) {
+  if (r.kind == REF_SLOT) return m->solved[r.index];
+  if (r.kind != REF_NODE) return r.kind == REF_SCALAR;
+  const RecipeNode *n = &m->recipe->datas[r.index];
+  switch ((DataKind)n->kind) {
+  case DT_ARRAY: return size_known(m, n->size) && data_known(m, n->a);
+  case DT_IDX: return size_known(m, n->size);
+  case DT_PAIR: return data_known(m, n->a) && data_known(m, n->b);
+  case DT_SCALAR:
+  case DT_DEPARRAY:
+  case DT_VAR:
+  case DT_META: break;
+  }
+  return false;
+}
+
+/* the late parameter i's node when it is exp[d] -> exp[b], d made of
+ * names known and b one data name not known of no class; NULL otherwise */
+static const RecipeNode *late_of_result(const InstanceMatch *m, int i) {
+  const Recipe *r = m->recipe;
+  if (i >= r->nparams || !r->late[i] || r->params[i].kind != REF_NODE) return NULL;
+  const RecipeNode *fn = &r->phrases[r->params[i].index];
+  if (fn->kind != PT_FN || fn->a.kind != REF_NODE || fn->b.kind != REF_NODE) return NULL;
+  const RecipeNode *param = &r->phrases[fn->a.index], *result = &r->phrases[fn->b.index];
+  if (param->kind != PT_EXP || result->kind != PT_EXP || result->a.kind != REF_SLOT) return NULL;
+  int s = result->a.index;
+  return !m->solved[s] && m->cls[s] == MC_ANY && data_known(m, param->a) ? fn : NULL;
+}
+
+PhraseType *instance_late_param(Checker *c, const InstanceMatch *m, int i) {
+  const RecipeNode *fn = late_of_result(m, i);
+  return fn ? pt_fn(c->tc, made_phrase(c, m, fn->a), NULL) : NULL;
+}
+
+bool instance_late_result(Checker *c, InstanceMatch *m, int i, DataType *t) {
+  const RecipeNode *fn = late_of_result(m, i);
+  return fn && match_data(c, m, m->recipe->phrases[fn->b.index].a, t);
+}
+
+bool instance_result_size(Checker *c, const InstanceMatch *m, Size *out) {
+  Ref r = m->recipe->result;
+  if (r.kind != REF_NODE || m->recipe->datas[r.index].kind != DT_ARRAY) return false;
+  return known_size(c, m, m->recipe->datas[r.index].size, out);
+}
+
+bool instance_outer_unknown(const InstanceMatch *m) {
+  if (m->recipe->nparams < 1 || m->recipe->params[0].kind != REF_NODE) return false;
+  const RecipeNode *n = &m->recipe->datas[m->recipe->params[0].index];
+  return n->kind == DT_ARRAY && !size_known(m, n->size);
+}
+
 bool instance_arg(Checker *c, InstanceMatch *m, DataType *arg) {
   return m->nargs < m->recipe->nparams && match_data(c, m, m->recipe->params[m->nargs++], arg);
 }
@@ -1255,6 +1355,21 @@ PhraseType *instance_end(Checker *c, InstanceMatch *m, DataType *const *args) {
     if (sig->clauses[i].kind != CL_VECTOR) continue;
     const int *k = r->clause_slot[i];
     int64_t w;
+    if (!m->solved[k[1]] && !m->solved[k[2]] && m->solved[k[0]]) {
+      /* asScalar's: the vector v known, its scalar s and width w not, as
+       * wake_deferred's DEFER_VECTOR_OF finds them after the argument met
+       * the parameter (s of its class numeric: no bool vector), s first,
+       * then w, solved as unify_size solves a lone metavariable: required
+       * natural at the instance (solve_size_meta) */
+      DataType *v = dt_resolve(m->data[k[0]]);
+      if (v->kind != DT_SCALAR || v->width == 1 || v->scalar == SC_BOOL) return NULL;
+      m->data[k[1]] = dt_scalar(c->tc, v->scalar, 1);
+      m->solved[k[1]] = true;
+      m->size[k[2]] = size_const(&c->tc->sizes, v->width);
+      m->solved[k[2]] = true;
+      require(c, REQ_NATURAL, m->size[k[2]], m->span, NULL);
+      continue;
+    }
     if (!m->solved[k[1]] || !size_const_value(m->size[k[2]], &w)) return NULL;
     DataType *s = dt_resolve(m->data[k[1]]);
     if (s->kind != DT_SCALAR || s->width != 1) return NULL;

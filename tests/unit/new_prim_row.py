@@ -19,7 +19,7 @@ import sys
 import tempfile
 
 # every file of the front end and translation that decides by primitive
-DECISIONS = ["dpia/prims.c", "dpia/strategy.c", "dpia/scir.c", "dpia/check.c", "dpia/invariant.c",
+DECISIONS = ["dpia/prims.c", "dpia/strategy.c", "dpia/scir.c", "dpia/check_notes.c", "dpia/invariant.c",
              "dpia/pipeline.c", "translate/stage1.c", "translate/stage2.c", "translate/hoist.c"]
 TABLE = "#define DPIA_PRIMS(X)"
 ROW = '  X(NEW_ROW, "newRow", 0, 0, PF_FUNC, SCALAR, NONE, COUNT, "exp[a] -> exp[a]") \\\n'
