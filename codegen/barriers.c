@@ -471,6 +471,12 @@ KirSite *cg_command_site(CG *cg, const Phrase *p, KirLevel level) {
   return site;
 }
 
+static bool set_has_buffer(const KirBufferSet *s, const KirBuffer *b) {
+  for (int i = 0; i < s->len; i++)
+    if (s->items[i] == b) return true;
+  return false;
+}
+
 /* the buffers of the log's entries [from, to) of one kind, in order */
 static KirBufferSet logged(CG *cg, int from, int to, bool write, int n) {
   KirBufferSet r = {NEWARRAY(cg->arena, void *, n), 0, n};
@@ -557,18 +563,47 @@ void cg_copied_command(CG *cg, const Phrase *p, const Vec *accesses, const KirSi
   cg_command_end(cg, site);
 }
 
-void cg_body_end_site(CG *cg, KirSiteKind kind, const Phrase *body, const Binder *index) {
+/* A loop end's reads are those its body's code made (the accesses logged
+ * since `accesses`, with the open command's, as a command site's are: the
+ * reads a scan of the body finds); its writes, and those not indexed by
+ * the loop's variable, are scanned from the body, where its code wrote
+ * some shared buffer (none written, none scanned: a toLocal variant's
+ * reduction loop writes private memory only).  Where no command's site is
+ * open (accesses < 0), or CG.scan_each_site, both are scanned. */
+void cg_body_end_site(CG *cg, KirSiteKind kind, const Phrase *body, const Binder *index, int accesses) {
   BinderSet reads = {0}, writes = {0}, unindexed = {0};
-  scan_reads(cg, body, &reads);
+  bool recorded = accesses >= 0 && !cg->scan_each_site && !cg->trial;
+  KirBufferSet logged_reads = {0};
+  bool wrote = true;
+  if (recorded) {
+    wrote = false;
+    for (int i = accesses; i < cg->site_log_len; i++) {
+      const SiteLogEntry *x = &cg->site_log[i];
+      if (x->write) wrote = true;
+      else if (!set_has_buffer(&logged_reads, x->buffer))
+        vec_push(cg->arena, &logged_reads, (void *)x->buffer);
+    }
+    if (!cg->reads_shared && !cg->no_shortcuts) logged_reads = (KirBufferSet){0}; /* as scan_reads */
+  }
+  if (!recorded || cg->compare_sites) scan_reads(cg, body, &reads);
   if (site_writes_wanted(cg) && cg->scan_each_site) { /* the general way: a walk each */
     scan_writes(cg, body, NULL, &writes);
     scan_writes_but(cg, body, NULL, index, &unindexed, NULL);
-  } else if (site_writes_wanted(cg))
+  } else if (site_writes_wanted(cg) && (wrote || cg->compare_sites))
     scan_writes_but(cg, body, NULL, index, &unindexed, &writes);
   KirSite *site = cg_site(cg, kind, body->span);
-  site->reads = buffers_of(cg, &reads);
+  site->reads = recorded ? logged_reads : buffers_of(cg, &reads);
   site->writes = buffers_of(cg, &writes);
   site->unindexed = buffers_of(cg, &unindexed);
+  if (recorded && cg->compare_sites) {
+    KirBufferSet scanned = buffers_of(cg, &reads);
+    cg->sites_compared++;
+    if ((!same_members(&scanned, &logged_reads) || (!wrote && writes.n)) && cg->sites_differing++ < 4)
+      cg->site_difference = arena_printf(cg->arena, "%s\n  at byte %u, a loop's end: the record reads %s%s, the scans %s",
+                                         cg->site_difference ? cg->site_difference : "", (unsigned)body->span.begin,
+                                         buffer_names(cg, &logged_reads), wrote ? "" : " and writes none",
+                                         buffer_names(cg, &scanned));
+  }
 }
 
 KirLevel kir_level(PrimLevel level) {

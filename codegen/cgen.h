@@ -590,9 +590,13 @@ static inline void cg_command_end(CG *cg, KirSite *site) {
  * the copy of the lowering whose site was model and which made accesses
  * (KirAccess *), which the next site gets: the site and its command's end */
 void cg_copied_command(CG *cg, const Phrase *p, const Vec *accesses, const KirSite *model);
+/* where the accesses of code about to be made begin in the open
+ * command's record (-1: no command's site is open, none is kept) */
+static inline int cg_accesses_mark(const CG *cg) { return cg->nopen_sites && !cg->trial ? cg->site_log_len : -1; }
 /* the site ending a loop's body of index (NULL: none), or a parallel
- * loop's (kind KSITE_PARFOR_END) */
-void cg_body_end_site(CG *cg, KirSiteKind kind, const Phrase *body, const Binder *index);
+ * loop's (kind KSITE_PARFOR_END); accesses: cg_accesses_mark before the
+ * body's code */
+void cg_body_end_site(CG *cg, KirSiteKind kind, const Phrase *body, const Binder *index, int accesses);
 
 /* Set up cg for kernel k (environment of the parameters, launch sizes) and
  * lower the whole kernel; NULL after reporting to k->diag. */

@@ -843,11 +843,13 @@ static void gen_for(CG *cg, const Phrase *p, const Spine *s) {
   env_add(cg, lam->lam_binder, ENV_INDEX, NULL, index_of(cg, i, n), NULL);
   /* a dependent map's rows: their sizes are this index (check_dep.c) */
   if (s->head->dep_index) ix_push_row(&cg->ix, s->head->dep_index, index_of(cg, i, n));
+  int body_accesses = cg_accesses_mark(cg);
   gen_comm(cg, lam->body);
   if (s->head->dep_index) ix_pop_row(&cg->ix);
   /* the barrier the next iteration needs (barrier_pass.c) */
   int64_t trips;
-  if (!(size_const_value(n, &trips) && trips <= 1)) cg_body_end_site(cg, KSITE_LOOP_END, lam->body, lam->lam_binder);
+  if (!(size_const_value(n, &trips) && trips <= 1))
+    cg_body_end_site(cg, KSITE_LOOP_END, lam->body, lam->lam_binder, body_accesses);
   ix_pop_range(&cg->ix);
   cg_leave(cg, outer);
   cg_scope_leave(cg, mark);
@@ -934,8 +936,9 @@ static void gen_for_range(CG *cg, const Spine *s) {
   }
   ix_push_range(&cg->ix, ix_var(&cg->ix, i), NULL, nix);
   env_add(cg, lam->lam_binder, ENV_INDEX, NULL, ix_var(&cg->ix, i), NULL);
+  int body_accesses = cg_accesses_mark(cg);
   gen_comm(cg, lam->body);
-  cg_body_end_site(cg, KSITE_LOOP_END, lam->body, lam->lam_binder);
+  cg_body_end_site(cg, KSITE_LOOP_END, lam->body, lam->lam_binder, body_accesses);
   ix_pop_range(&cg->ix);
   cg_leave(cg, outer);
   cg_scope_leave(cg, mark);
@@ -1080,9 +1083,10 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s) {
     cg->group_depth++;
     unsigned saved_dims = cg->group_dims;
     cg->group_dims |= 1u << d;
+    int body_accesses = cg_accesses_mark(cg);
     gen_comm(cg, body);
     /* a loop's next group id reuses the memory the body read */
-    if (form == FORM_LOOP) cg_body_end_site(cg, KSITE_PARFOR_END, body, NULL);
+    if (form == FORM_LOOP) cg_body_end_site(cg, KSITE_PARFOR_END, body, NULL, body_accesses);
     else
       cg_site(cg, KSITE_PARFOR_END, body->span);
     cg->group_depth--;
