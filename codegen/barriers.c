@@ -196,9 +196,9 @@ static inline bool note_leaf_read(CG *cg, const Phrase *p) {
  * spine) */
 static void note_reads(CG *cg, const Phrase *p, bool keep) {
   if (note_leaf_read(cg, p)) return;
-  int start = cg->read_occ.len, outer = cg->read_scope;
+  int start = cg->read_occ.len, outer = cg->read_scope, outer_id = cg->read_scope_id;
   bool command = (p->kind == PH_ASSIGN || p->kind == PH_SEQ || p->kind == PH_APP) && p->type->kind == PT_COMM;
-  if (command) cg->read_scope = start;
+  if (command) cg->read_scope = start, cg->read_scope_id = ++cg->read_scopes;
   switch (p->kind) {
   case PH_LAM: note_reads(cg, p->body, true); break;
   case PH_ASSIGN: note_reads(cg, p->snd, true); break; /* the acceptor side only writes */
@@ -214,15 +214,17 @@ static void note_reads(CG *cg, const Phrase *p, bool keep) {
     if (!note_leaf_read(cg, head)) note_reads(cg, head, false);
     /* fst x and snd x of one pair phrase x (stage II puts one phrase at
      * each use of a variable: the element x of fst x * snd x, issue 35):
-     * walked since the innermost command began, x's variables are in
-     * its range already, and a walk again would note none */
+     * walked in the innermost command (its scope, not a position in
+     * read_occ, which a walk that notes nothing new leaves where the next
+     * command's range begins: an if's test and a command of its branch),
+     * x's variables are in its range already, and a walk again would
+     * note none */
     if (n == 1 && head->kind == PH_PRIM && (head->prim == PRIM_FST || head->prim == PRIM_SND)) {
       const Phrase *x = args[0];
-      if (note_leaf_read(cg, x) || (x == cg->pair_walked && cg->pair_walked_at >= cg->read_scope)) break;
-      int at = cg->read_occ.len;
+      if (note_leaf_read(cg, x) || (x == cg->pair_walked && cg->pair_walked_scope == cg->read_scope_id)) break;
       note_reads(cg, x, true);
       cg->pair_walked = x;
-      cg->pair_walked_at = at;
+      cg->pair_walked_scope = cg->read_scope_id;
       break;
     }
     while (n > 0)
@@ -234,7 +236,7 @@ static void note_reads(CG *cg, const Phrase *p, bool keep) {
     if (p->snd && !note_leaf_read(cg, p->snd)) note_reads(cg, p->snd, true);
     break;
   }
-  cg->read_scope = outer;
+  cg->read_scope = outer, cg->read_scope_id = outer_id;
   if (keep && command) read_vars_put(cg->arena, &cg->read_vars, p, (ReadVars){start, cg->read_occ.len});
 }
 
@@ -279,6 +281,7 @@ static void scan_reads_as(CG *cg, const Phrase *p, BinderSet *out, bool each) {
     v.end = cg->read_occ.len;
   } else if (!read_vars_get(&cg->read_vars, p, &v)) {
     v.start = cg->read_scope = cg->read_occ.len;
+    cg->read_scope_id = ++cg->read_scopes;
     note_reads(cg, p, true);
     v.end = cg->read_occ.len;
   }
@@ -454,6 +457,7 @@ static void open_site(CG *cg, KirSite *site, const Phrase *p) {
     *scanned = (ScannedSite){.p = p};
     if (!cg->trial) {
       scan_reads_as(cg, p, &scanned->reads, true);
+      scan_reads_as(cg, p, &scanned->kept_reads, false);
       if (writes) scan_writes(cg, p, NULL, &scanned->writes);
     }
   }
@@ -517,13 +521,16 @@ static const char *buffer_names(CG *cg, const KirBufferSet *s) {
 static void compare_site(CG *cg, const OpenSite *o, const ScannedSite *scanned) {
   KirBufferSet reads = buffers_of(cg, &scanned->reads), writes = buffers_of(cg, &scanned->writes);
   cg->sites_compared++;
-  if (same_members(&reads, &o->site->reads) && same_buffers(&writes, &o->site->writes)) return;
+  KirBufferSet kept = buffers_of(cg, &scanned->kept_reads);
+  if (same_members(&reads, &o->site->reads) && same_members(&kept, &o->site->reads) &&
+      same_buffers(&writes, &o->site->writes))
+    return;
   if (cg->sites_differing++ < 4) /* the first few said */
     cg->site_difference =
-        arena_printf(cg->arena, "%s\n  at byte %u: the record reads %s and writes %s, the scans %s and %s",
+        arena_printf(cg->arena, "%s\n  at byte %u: the record reads %s and writes %s, the scans %s (kept: %s) and %s",
                      cg->site_difference ? cg->site_difference : "", (unsigned)scanned->p->span.begin,
                      buffer_names(cg, &o->site->reads), buffer_names(cg, &o->site->writes), buffer_names(cg, &reads),
-                     buffer_names(cg, &writes));
+                     buffer_names(cg, &kept), buffer_names(cg, &writes));
 }
 
 void cg_close_site(CG *cg) {
@@ -579,7 +586,8 @@ void cg_body_end_site(CG *cg, KirSiteKind kind, const Phrase *body, const Binder
     wrote = false;
     for (int i = accesses; i < cg->site_log_len; i++) {
       const SiteLogEntry *x = &cg->site_log[i];
-      if (x->write) wrote = true;
+      if (x->write)
+        wrote = true;
       else if (!set_has_buffer(&logged_reads, x->buffer))
         vec_push(cg->arena, &logged_reads, (void *)x->buffer);
     }
@@ -599,10 +607,10 @@ void cg_body_end_site(CG *cg, KirSiteKind kind, const Phrase *body, const Binder
     KirBufferSet scanned = buffers_of(cg, &reads);
     cg->sites_compared++;
     if ((!same_members(&scanned, &logged_reads) || (!wrote && writes.n)) && cg->sites_differing++ < 4)
-      cg->site_difference = arena_printf(cg->arena, "%s\n  at byte %u, a loop's end: the record reads %s%s, the scans %s",
-                                         cg->site_difference ? cg->site_difference : "", (unsigned)body->span.begin,
-                                         buffer_names(cg, &logged_reads), wrote ? "" : " and writes none",
-                                         buffer_names(cg, &scanned));
+      cg->site_difference =
+          arena_printf(cg->arena, "%s\n  at byte %u, a loop's end: the record reads %s%s, the scans %s",
+                       cg->site_difference ? cg->site_difference : "", (unsigned)body->span.begin,
+                       buffer_names(cg, &logged_reads), wrote ? "" : " and writes none", buffer_names(cg, &scanned));
   }
 }
 

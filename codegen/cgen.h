@@ -209,10 +209,11 @@ typedef struct OpenSite {
   bool reads, writes;
 } OpenSite;
 
-/* CodegenOptions.compare_sites: an open site's command and its scans */
+/* CodegenOptions.compare_sites: an open site's command and its scans
+ * (the reads both by a plain walk and from the walk of the body kept) */
 typedef struct ScannedSite {
   const Phrase *p;
-  BinderSet reads, writes;
+  BinderSet reads, writes, kept_reads;
 } ScannedSite;
 
 typedef struct CG {
@@ -314,10 +315,11 @@ typedef struct CG {
   ReadVarsIndex read_vars;
   Vec read_occ;   /* const Binder * */
   int read_scope;      /* where in read_occ the walk's innermost command began */
+  int read_scope_id, read_scopes; /* that command's scope, of the scopes begun */
   /* the pair the walk last went through as fst's or snd's argument
-   * (barriers.c, note_reads), and where in read_occ its walk began */
+   * (barriers.c, note_reads), and the scope it was walked in */
   const Phrase *pair_walked;
-  int pair_walked_at;
+  int pair_walked_scope;
   bool scan_each_site; /* CodegenOptions.scan_each_site */
   bool no_shortcuts;   /* CodegenOptions.no_shortcuts */
   /* Some variable a command may read is bound to memory a barrier is

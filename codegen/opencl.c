@@ -1086,7 +1086,8 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s) {
     int body_accesses = cg_accesses_mark(cg);
     gen_comm(cg, body);
     /* a loop's next group id reuses the memory the body read */
-    if (form == FORM_LOOP) cg_body_end_site(cg, KSITE_PARFOR_END, body, NULL, body_accesses);
+    if (form == FORM_LOOP)
+      cg_body_end_site(cg, KSITE_PARFOR_END, body, NULL, body_accesses);
     else
       cg_site(cg, KSITE_PARFOR_END, body->span);
     cg->group_depth--;
