@@ -677,6 +677,7 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
  * its body is generated; a view primitive waiting for its array (split 2,
  * zip ys) gets a fresh parameter standing for it. */
 static CExpr gen_view_map(CG *cg, const Phrase *f, const Phrase *array, const Ix *i, const Step *ps) {
+  cg_reads_skipped(cg, array); /* read through f's parameter, where f reads it */
   if (f->kind == PH_LAM) {
     EnvEntry *old = env_put_view(cg, f->lam_binder, array, i);
     CExpr r = gen_exp(cg, f->body, ps);
@@ -777,6 +778,7 @@ static CExpr gen_pair_half(CG *cg, const Phrase *pair, int field, const Step *ps
   if (pure && cg->zip_element.pair == pair && cg->zip_element.after == ps && cg->zip_element.env == cg->env &&
       cg->zip_element.views == cg->view_changes) {
     cg->halves_shared++;
+    cg_reads_skipped(cg, cg->zip_element.arrays[2 - field]);
     return gen_exp(cg, cg->zip_element.arrays[field - 1], step_idx(cg, cg->zip_element.at, ps));
   }
   const Step *f = step_field(cg, field, ps), *path = f;
@@ -794,6 +796,7 @@ static CExpr gen_pair_half(CG *cg, const Phrase *pair, int field, const Step *ps
         cg->zip_element.arrays[1] = s.args[1];
         cg->zip_element.at = path->ix;
       }
+      cg_reads_skipped(cg, s.args[2 - field]);
       return gen_exp(cg, s.args[field - 1], step_idx(cg, path->ix, ps));
     }
     const Step *next;
@@ -826,6 +829,7 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
   case PRIM_ZIP:
     rest = need_idx(cg, ps, e, &i);
     if (!rest || rest->kind != STEP_FIELD) return unsupported(cg, e->span, "a whole element of a zip");
+    cg_reads_skipped(cg, s->args[2 - rest->n]);
     return gen_exp(cg, s->args[rest->n - 1], step_idx(cg, i, rest->next));
   /* scatter and mirror have no read form (strategy.c refuses one before translation) */
   case PRIM_SCATTER: return unsupported(cg, e->span, "a read of a scatter's result");
@@ -838,6 +842,7 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     return gen_exp(cg, s->args[0], step_idx(cg, i, step_field(cg, ps->n, rest)));
   case PRIM_PAIR:
     if (!ps || ps->kind != STEP_FIELD) return unsupported(cg, e->span, "a whole pair value");
+    cg_reads_skipped(cg, s->args[2 - ps->n]);
     return gen_exp(cg, s->args[ps->n - 1], ps->next);
   case PRIM_FST:
   case PRIM_SND: return gen_pair_half(cg, s->args[0], prim == PRIM_FST ? 1 : 2, ps);
@@ -876,8 +881,10 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
      * and v alone where the index is provably in the padding */
     bool low = !size_is_zero(h->sizes[0]) && !ix_provably_less(x, ix_sub(x, l, K(cg, 1)), i);
     bool high = !size_is_zero(h->sizes[1]) && !ix_provably_less(x, i, end);
-    if ((low && ix_provably_less(x, i, l)) || (high && ix_provably_less(x, ix_sub(x, end, K(cg, 1)), i)))
+    if ((low && ix_provably_less(x, i, l)) || (high && ix_provably_less(x, ix_sub(x, end, K(cg, 1)), i))) {
+      cg_reads_skipped(cg, s->args[1]);
       return gen_exp(cg, s->args[0], rest);
+    }
     Vec *outer = cg->padded_inside, inside = {0};
     cg->padded_inside = &inside;
     CExpr in = gen_exp(cg, s->args[1], step_idx(cg, ix_sub(x, i, l), rest));
@@ -889,6 +896,7 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     }
     if (!cond) {
       padded_frame_end(cg, outer, &inside, NULL);
+      cg_reads_skipped(cg, s->args[0]);
       return in;
     }
     /* a lane that is a choice is not the element it may read: no vloadn */
@@ -934,7 +942,10 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
     if (lanes && ps) INTERNAL("a path into a select of vectors");
     CExpr test = gen_exp(cg, s->args[0], NULL);
     bool chosen; /* a condition decided by code generation (fold_binop): its side alone */
-    if (bool_literal(test, &chosen)) return gen_exp(cg, s->args[chosen ? 1 : 2], ps);
+    if (bool_literal(test, &chosen)) {
+      cg_reads_skipped(cg, s->args[chosen ? 2 : 1]);
+      return gen_exp(cg, s->args[chosen ? 1 : 2], ps);
+    }
     CExpr args[3] = {test, gen_exp(cg, s->args[1], ps), gen_exp(cg, s->args[2], ps)};
     if (!lanes) return kir_cond(cg->arena, args[0], args[1], args[2]);
     DataType *r = dt_resolve(fn_result(h->type, 3)->data);
@@ -951,8 +962,11 @@ static CExpr gen_prim_exp(CG *cg, const Phrase *e, const Spine *s, const Step *p
   }
   PRIM_CASES_VECTOR : { /* float4 a b c d: (float4)(a, b, c, d); lane 2 of it is c */
     int64_t l;
-    if (ps && ps->kind == STEP_LANE && ix_const_value(ps->ix, &l) && l >= 0 && l < s->nargs)
+    if (ps && ps->kind == STEP_LANE && ix_const_value(ps->ix, &l) && l >= 0 && l < s->nargs) {
+      for (int a = 0; a < s->nargs; a++)
+        if (a != l) cg_reads_skipped(cg, s->args[a]);
       return gen_exp(cg, s->args[l], ps->next);
+    }
     if (ps) return unsupported(cg, e->span, "a lane chosen at run time of a vector built from its lanes");
     DataType *t = fn_result(h->type, s->nargs)->data;
     CExpr *lanes = NEWARRAY(cg->arena, CExpr, s->nargs);

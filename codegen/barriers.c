@@ -2,8 +2,9 @@
  * program, recorded by opencl.c's command generation as barrier sites
  * (kir.h, KirSite): which buffers in global or local memory a command
  * reads and writes (by their root binder: the halves of a pair-typed
- * output are one buffer), which writes of a loop's body its index tells
- * apart, and the shared accesses made between sites. */
+ * output are one buffer), from the accesses its code makes; which writes
+ * of a loop's body its index tells apart, from scans of the body's phrase;
+ * and the shared accesses made between sites. */
 #include "cgen.h"
 
 #include <string.h>
@@ -112,7 +113,8 @@ void scan_writes(CG *cg, const Phrase *p, const Alias *al, BinderSet *out) {
   scan_writes_but(cg, p, al, NULL, out, NULL);
 }
 
-/* ---- the reads of a command ----
+/* ---- the reads of a phrase: a loop's body at its end, the kernel's body
+ * for its parameters, each command under CodegenOptions.compare_sites ----
  *
  * A scan of p's reads takes each variable p reads (an expression variable,
  * or the second half of a pair variable: phrase_storage's) to its storage's
@@ -194,9 +196,9 @@ static inline bool note_leaf_read(CG *cg, const Phrase *p) {
  * spine) */
 static void note_reads(CG *cg, const Phrase *p, bool keep) {
   if (note_leaf_read(cg, p)) return;
-  int start = cg->read_occ.len, outer = cg->read_scope;
+  int start = cg->read_occ.len, outer = cg->read_scope, outer_id = cg->read_scope_id;
   bool command = (p->kind == PH_ASSIGN || p->kind == PH_SEQ || p->kind == PH_APP) && p->type->kind == PT_COMM;
-  if (command) cg->read_scope = start;
+  if (command) cg->read_scope = start, cg->read_scope_id = ++cg->read_scopes;
   switch (p->kind) {
   case PH_LAM: note_reads(cg, p->body, true); break;
   case PH_ASSIGN: note_reads(cg, p->snd, true); break; /* the acceptor side only writes */
@@ -212,15 +214,17 @@ static void note_reads(CG *cg, const Phrase *p, bool keep) {
     if (!note_leaf_read(cg, head)) note_reads(cg, head, false);
     /* fst x and snd x of one pair phrase x (stage II puts one phrase at
      * each use of a variable: the element x of fst x * snd x, issue 35):
-     * walked since the innermost command began, x's variables are in
-     * its range already, and a walk again would note none */
+     * walked in the innermost command (its scope, not a position in
+     * read_occ, which a walk that notes nothing new leaves where the next
+     * command's range begins: an if's test and a command of its branch),
+     * x's variables are in its range already, and a walk again would
+     * note none */
     if (n == 1 && head->kind == PH_PRIM && (head->prim == PRIM_FST || head->prim == PRIM_SND)) {
       const Phrase *x = args[0];
-      if (note_leaf_read(cg, x) || (x == cg->pair_walked && cg->pair_walked_at >= cg->read_scope)) break;
-      int at = cg->read_occ.len;
+      if (note_leaf_read(cg, x) || (x == cg->pair_walked && cg->pair_walked_scope == cg->read_scope_id)) break;
       note_reads(cg, x, true);
       cg->pair_walked = x;
-      cg->pair_walked_at = at;
+      cg->pair_walked_scope = cg->read_scope_id;
       break;
     }
     while (n > 0)
@@ -232,7 +236,7 @@ static void note_reads(CG *cg, const Phrase *p, bool keep) {
     if (p->snd && !note_leaf_read(cg, p->snd)) note_reads(cg, p->snd, true);
     break;
   }
-  cg->read_scope = outer;
+  cg->read_scope = outer, cg->read_scope_id = outer_id;
   if (keep && command) read_vars_put(cg->arena, &cg->read_vars, p, (ReadVars){start, cg->read_occ.len});
 }
 
@@ -268,15 +272,16 @@ static void note_reads_each(CG *cg, const Phrase *p) {
  * each variable p reads is not shared (shared_root).  Nor is the walk
  * made (the loop variants of issue 35 without toLocal: their shared
  * memory is their output, which only their acceptors reach). */
-void scan_reads(CG *cg, const Phrase *p, BinderSet *out) {
+static void scan_reads_as(CG *cg, const Phrase *p, BinderSet *out, bool each) {
   if (!cg->reads_shared && !cg->no_shortcuts) return;
   ReadVars v;
-  if (cg->scan_each_site) {
+  if (each) {
     v.start = cg->read_occ.len;
     note_reads_each(cg, p);
     v.end = cg->read_occ.len;
   } else if (!read_vars_get(&cg->read_vars, p, &v)) {
     v.start = cg->read_scope = cg->read_occ.len;
+    cg->read_scope_id = ++cg->read_scopes;
     note_reads(cg, p, true);
     v.end = cg->read_occ.len;
   }
@@ -290,6 +295,9 @@ void scan_reads(CG *cg, const Phrase *p, BinderSet *out) {
   }
 }
 
+void scan_reads(CG *cg, const Phrase *p, BinderSet *out) {
+  if (cg->reads_shared || cg->no_shortcuts) scan_reads_as(cg, p, out, cg->scan_each_site);
+}
 
 /* ---- barrier sites (kir.h, barrier_pass.c) ---- */
 
@@ -319,11 +327,56 @@ const KirBuffer *cg_buffer(CG *cg, const Binder *b) {
   return buf;
 }
 
+/* b read or written by the innermost open command, unless it has been
+ * since it began (CG.site_log) */
+static void log_access(CG *cg, const KirBuffer *b, bool write) {
+  SiteLogEntry *log = cg->site_log;
+  for (int i = cg->site_log_len - 1, start = cg->open_sites[cg->nopen_sites - 1].start; i >= start; i--)
+    if (log[i].buffer == b && log[i].write == write) return;
+  if (cg->site_log_len == cg->site_log_cap) {
+    cg->site_log_cap = cg->site_log_cap ? 2 * cg->site_log_cap : 32;
+    cg->site_log = NEWARRAY(cg->arena, SiteLogEntry, cg->site_log_cap);
+    if (cg->site_log_len) memcpy(cg->site_log, log, sizeof *log * (size_t)cg->site_log_len);
+  }
+  cg->site_log[cg->site_log_len++] = (SiteLogEntry){b, write};
+}
+
+/* the reads of p noted as a scan notes them (note_reads_each: each
+ * variable of type exp, the second half of a pair variable), each whose
+ * storage is shared logged as read */
+static void log_phrase_reads(CG *cg, const Phrase *p) {
+  const Binder *b = NULL;
+  switch (p->kind) {
+  case PH_VAR:
+    if (p->type->kind == PT_EXP) b = p->binder;
+    break;
+  case PH_PROJ:
+    if (p->index == 2 && p->fst->kind == PH_VAR) b = p->fst->binder;
+    break;
+  case PH_LIT:
+  case PH_PRIM: return;
+  case PH_LAM: log_phrase_reads(cg, p->body); return;
+  case PH_ASSIGN: log_phrase_reads(cg, p->snd); return;
+  default:
+    if (p->fst) log_phrase_reads(cg, p->fst);
+    if (p->snd) log_phrase_reads(cg, p->snd);
+    return;
+  }
+  const EnvEntry *e = b ? env_index_get(&cg->by_binder, b) : NULL;
+  if (e && e->kind == ENV_STORAGE && e->st && shared_root(cg, e->st->root))
+    log_access(cg, cg_buffer(cg, e->st->root), false);
+}
+
+void cg_reads_skipped(CG *cg, const Phrase *p) {
+  if (cg->nopen_sites && cg->open_sites[cg->nopen_sites - 1].reads && !cg->trial) log_phrase_reads(cg, p);
+}
+
 void cg_note_access(CG *cg, const Binder *root, bool write) {
   if (cg->trial) return; /* a trial's accesses are not made (CG.trial) */
   if (!write) cg->writes_matter = true; /* pending after the next site */
   const KirBuffer *b = cg_buffer(cg, root);
   if (cg->group_depth > 0 && b->space == KSP_GLOBAL) cg_note_group_access(cg, root, b, write);
+  if (cg->nopen_sites) log_access(cg, b, write);
   for (int i = 0; i < cg->accesses.len; i++) {
     const KirAccess *x = cg->accesses.items[i];
     if (x->buffer == b && x->write == write) return; /* noted since the last site */
@@ -361,61 +414,204 @@ KirSite *cg_site(CG *cg, KirSiteKind kind, Span span) {
 /* Are a site's writes wanted (CG.writes_matter)? */
 static bool site_writes_wanted(const CG *cg) { return cg->writes_matter || cg->no_shortcuts; }
 
-/* p's reads and writes (those only where wanted; reads, writes: empty
- * sets), scanned again only where the environment has changed in a way a
- * scan sees since p's last (CG.site_scans) */
-static void command_scans(CG *cg, const Phrase *p, BinderSet *reads, BinderSet *writes) {
-  int n = (int)(sizeof cg->site_scans / sizeof cg->site_scans[0]);
-  bool want_writes = site_writes_wanted(cg);
-  /* Neither scanned (scan_reads finds nothing while no variable is bound
-   * to shared memory, CG.reads_shared, which env_add sets with
-   * writes_matter): both empty, and nothing kept, as an entry so kept
-   * would be asked only while that holds (reads_shared set comes with a
-   * change of env_version, writes_matter set asks for an entry whose
-   * writes were scanned); test throughput-shortcuts fails with this taken
-   * always */
-  if (!want_writes && !cg->reads_shared && !cg->no_shortcuts) return;
-  for (int i = 0; i < n; i++) {
-    if (cg->site_scans[i].p == p && cg->site_scans[i].version == cg->env_version &&
-        (cg->site_scans[i].writes_scanned || !want_writes)) {
-      *reads = cg->site_scans[i].reads;
-      *writes = cg->site_scans[i].writes;
-      return;
+/* The sets of a command site are those of the buffers its command's code
+ * reads and writes, recorded as lowering makes each access
+ * (cg_note_access): the site opens at cg_command_site and closes at
+ * cg_command_end, when the command's code, with its subcommands', is made.
+ * They are the sets the scans of the command's phrase give (scan_reads,
+ * scan_writes: the variables it reads, the roots of the acceptors it
+ * assigns), which cost a walk of the body and of each command's subtree
+ * again at each site (issue 35), where lowering reads a part of an
+ * expression that a scan sees: a part it leaves out (the other half of a
+ * zip's element, the other component of a pair, the side of a padCst or
+ * select its index or test rules out, the other lanes of a vector built
+ * from lanes, the value of a write dropped, a view map's array, read
+ * through its function's parameter or not) has its reads logged as a
+ * scan finds them (cg_reads_skipped).  The writes come in the scans'
+ * order; the reads may not (an index read before its array), which no
+ * answer of the barrier pass depends on.  CodegenOptions.compare_sites
+ * makes both at every site and counts where they differ (tests
+ * throughput-record and throughput-record-random, which fail with a read,
+ * a write, a subcommand's accesses or a left-out part's reads dropped
+ * from the record).  A set is taken where its scan would have been made:
+ * reads while some variable may reach shared memory (CG.reads_shared),
+ * writes while a barrier can come of them (CG.writes_matter), each as it
+ * was when the command began. */
+
+static void open_site(CG *cg, KirSite *site, const Phrase *p) {
+  bool reads = cg->reads_shared || cg->no_shortcuts, writes = site_writes_wanted(cg);
+  if (cg->nopen_sites == cg->open_sites_cap) {
+    OpenSite *old = cg->open_sites;
+    ScannedSite *old_scanned = cg->scanned_sites;
+    cg->open_sites_cap = cg->open_sites_cap ? 2 * cg->open_sites_cap : 16;
+    cg->open_sites = NEWARRAY(cg->arena, OpenSite, cg->open_sites_cap);
+    if (cg->nopen_sites) memcpy(cg->open_sites, old, sizeof *old * (size_t)cg->nopen_sites);
+    if (cg->compare_sites) {
+      cg->scanned_sites = NEWARRAY(cg->arena, ScannedSite, cg->open_sites_cap);
+      if (cg->nopen_sites) memcpy(cg->scanned_sites, old_scanned, sizeof *old_scanned * (size_t)cg->nopen_sites);
     }
   }
-  scan_reads(cg, p, reads);
-  if (want_writes) scan_writes(cg, p, NULL, writes);
-  int i = cg->next_site_scan;
-  cg->next_site_scan = (i + 1) % n;
-  cg->site_scans[i].p = p;
-  cg->site_scans[i].version = cg->env_version;
-  cg->site_scans[i].reads = *reads;
-  cg->site_scans[i].writes = *writes;
-  cg->site_scans[i].writes_scanned = want_writes;
+  cg->open_sites[cg->nopen_sites] = (OpenSite){site, cg->site_log_len, reads, writes};
+  if (cg->compare_sites) { /* the general way's scans (scan_each_site) */
+    ScannedSite *scanned = &cg->scanned_sites[cg->nopen_sites];
+    *scanned = (ScannedSite){.p = p};
+    if (!cg->trial) {
+      scan_reads_as(cg, p, &scanned->reads, true);
+      scan_reads_as(cg, p, &scanned->kept_reads, false);
+      if (writes) scan_writes(cg, p, NULL, &scanned->writes);
+    }
+  }
+  cg->nopen_sites++;
 }
 
 KirSite *cg_command_site(CG *cg, const Phrase *p, KirLevel level) {
-  BinderSet reads = {0}, writes = {0};
-  command_scans(cg, p, &reads, &writes);
   KirSite *site = cg_site(cg, KSITE_COMMAND, p->span);
-  site->reads = buffers_of(cg, &reads);
-  site->writes = buffers_of(cg, &writes);
   site->level = level;
+  cg->command_depth++;
+  /* a site that takes neither set is not kept open (nor is one around
+   * it: CG.reads_shared and writes_matter are never cleared): its
+   * command's accesses are logged for none (most kernels' sites, issue 35) */
+  if (cg->reads_shared || cg->writes_matter || cg->no_shortcuts || cg->compare_sites) open_site(cg, site, p);
   return site;
 }
 
-void cg_body_end_site(CG *cg, KirSiteKind kind, const Phrase *body, const Binder *index) {
+static bool set_has_buffer(const KirBufferSet *s, const KirBuffer *b) {
+  for (int i = 0; i < s->len; i++)
+    if (s->items[i] == b) return true;
+  return false;
+}
+
+/* the buffers of the log's entries [from, to) of one kind, in order */
+static KirBufferSet logged(CG *cg, int from, int to, bool write, int n) {
+  KirBufferSet r = {NEWARRAY(cg->arena, void *, n), 0, n};
+  for (int i = from; i < to; i++)
+    if (cg->site_log[i].write == write) r.items[r.len++] = (void *)cg->site_log[i].buffer;
+  return r;
+}
+
+static bool same_buffers(const KirBufferSet *a, const KirBufferSet *b) {
+  if (a->len != b->len) return false;
+  for (int i = 0; i < a->len; i++)
+    if (a->items[i] != b->items[i]) return false;
+  return true;
+}
+
+/* the reads' order is not the scans' (a read's index before its array;
+ * no answer of the barrier pass depends on it: barrier_pass.c) */
+static bool same_members(const KirBufferSet *a, const KirBufferSet *b) {
+  if (a->len != b->len) return false;
+  for (int i = 0; i < a->len; i++) {
+    int j = 0;
+    while (j < b->len && b->items[j] != a->items[i]) j++;
+    if (j == b->len) return false;
+  }
+  return true;
+}
+
+static const char *buffer_names(CG *cg, const KirBufferSet *s) {
+  Buf b;
+  buf_init(&b, cg->arena);
+  buf_putc(&b, '{');
+  for (int i = 0; i < s->len; i++) emit(&b, "%s%s", i ? " " : "", ((const KirBuffer *)s->items[i])->name);
+  buf_putc(&b, '}');
+  return b.data;
+}
+
+/* CodegenOptions.compare_sites: the record's sets against the scans' */
+static void compare_site(CG *cg, const OpenSite *o, const ScannedSite *scanned) {
+  KirBufferSet reads = buffers_of(cg, &scanned->reads), writes = buffers_of(cg, &scanned->writes);
+  cg->sites_compared++;
+  KirBufferSet kept = buffers_of(cg, &scanned->kept_reads);
+  if (same_members(&reads, &o->site->reads) && same_members(&kept, &o->site->reads) &&
+      same_buffers(&writes, &o->site->writes))
+    return;
+  if (cg->sites_differing++ < 4) /* the first few said */
+    cg->site_difference =
+        arena_printf(cg->arena, "%s\n  at byte %u: the record reads %s and writes %s, the scans %s (kept: %s) and %s",
+                     cg->site_difference ? cg->site_difference : "", (unsigned)scanned->p->span.begin,
+                     buffer_names(cg, &o->site->reads), buffer_names(cg, &o->site->writes), buffer_names(cg, &reads),
+                     buffer_names(cg, &kept), buffer_names(cg, &writes));
+}
+
+void cg_close_site(CG *cg) {
+  const OpenSite *o = &cg->open_sites[--cg->nopen_sites];
+  KirSite *site = o->site;
+  /* each buffer and kind once (the subcommands' may repeat each other's
+   * and the command's own), kept so for the command around it */
+  SiteLogEntry *log = cg->site_log;
+  int end = o->start, nwrites = 0;
+  for (int i = o->start; i < cg->site_log_len; i++) {
+    int j = o->start;
+    while (j < end && (log[j].buffer != log[i].buffer || log[j].write != log[i].write)) j++;
+    if (j < end) continue;
+    nwrites += log[i].write;
+    log[end++] = log[i];
+  }
+  cg->site_log_len = cg->nopen_sites ? end : 0;
+  int nreads = end - o->start - nwrites;
+  if (o->reads && nreads) site->reads = logged(cg, o->start, end, false, nreads);
+  if (o->writes && nwrites) site->writes = logged(cg, o->start, end, true, nwrites);
+  if (cg->compare_sites && !cg->trial) compare_site(cg, o, &cg->scanned_sites[cg->nopen_sites]);
+}
+
+void cg_copied_command(CG *cg, const Phrase *p, const Vec *accesses, const KirSite *model) {
+  KirSite *site = cg_command_site(cg, p, KL_NONE);
+  for (int a = 0; a < accesses->len; a++) vec_push(cg->arena, &cg->accesses, accesses->items[a]);
+  if (cg->nopen_sites) {
+    for (int a = 0; a < accesses->len; a++) {
+      const KirAccess *x = accesses->items[a];
+      log_access(cg, x->buffer, x->write);
+    }
+    /* and the reads the model's lowering left out (cg_reads_skipped): the
+     * model read what the copy reads, its phrase being the copy's and its
+     * environment the copy's but for the step's index */
+    for (int i = 0; i < model->reads.len; i++) log_access(cg, model->reads.items[i], false);
+  }
+  cg_command_end(cg, site);
+}
+
+/* A loop end's reads are those its body's code made (the accesses logged
+ * since `accesses`, with the open command's, as a command site's are: the
+ * reads a scan of the body finds); its writes, and those not indexed by
+ * the loop's variable, are scanned from the body, where its code wrote
+ * some shared buffer (none written, none scanned: a toLocal variant's
+ * reduction loop writes private memory only).  Where no command's site is
+ * open (accesses < 0), or CG.scan_each_site, both are scanned. */
+void cg_body_end_site(CG *cg, KirSiteKind kind, const Phrase *body, const Binder *index, int accesses) {
   BinderSet reads = {0}, writes = {0}, unindexed = {0};
-  scan_reads(cg, body, &reads);
+  bool recorded = accesses >= 0 && !cg->scan_each_site && !cg->trial;
+  KirBufferSet logged_reads = {0};
+  bool wrote = true;
+  if (recorded) {
+    wrote = false;
+    for (int i = accesses; i < cg->site_log_len; i++) {
+      const SiteLogEntry *x = &cg->site_log[i];
+      if (x->write)
+        wrote = true;
+      else if (!set_has_buffer(&logged_reads, x->buffer))
+        vec_push(cg->arena, &logged_reads, (void *)x->buffer);
+    }
+    if (!cg->reads_shared && !cg->no_shortcuts) logged_reads = (KirBufferSet){0}; /* as scan_reads */
+  }
+  if (!recorded || cg->compare_sites) scan_reads(cg, body, &reads);
   if (site_writes_wanted(cg) && cg->scan_each_site) { /* the general way: a walk each */
     scan_writes(cg, body, NULL, &writes);
     scan_writes_but(cg, body, NULL, index, &unindexed, NULL);
-  } else if (site_writes_wanted(cg))
+  } else if (site_writes_wanted(cg) && (wrote || cg->compare_sites))
     scan_writes_but(cg, body, NULL, index, &unindexed, &writes);
   KirSite *site = cg_site(cg, kind, body->span);
-  site->reads = buffers_of(cg, &reads);
+  site->reads = recorded ? logged_reads : buffers_of(cg, &reads);
   site->writes = buffers_of(cg, &writes);
   site->unindexed = buffers_of(cg, &unindexed);
+  if (recorded && cg->compare_sites) {
+    KirBufferSet scanned = buffers_of(cg, &reads);
+    cg->sites_compared++;
+    if ((!same_members(&scanned, &logged_reads) || (!wrote && writes.n)) && cg->sites_differing++ < 4)
+      cg->site_difference =
+          arena_printf(cg->arena, "%s\n  at byte %u, a loop's end: the record reads %s%s, the scans %s",
+                       cg->site_difference ? cg->site_difference : "", (unsigned)body->span.begin,
+                       buffer_names(cg, &logged_reads), wrote ? "" : " and writes none", buffer_names(cg, &scanned));
+  }
 }
 
 KirLevel kir_level(PrimLevel level) {

@@ -198,6 +198,29 @@ typedef struct ReadVarsIndex {
   uint32_t used, cap;
 } ReadVarsIndex;
 
+/* a shared access made while a command site is open (CG.site_log) */
+typedef struct SiteLogEntry {
+  const KirBuffer *buffer;
+  bool write;
+} SiteLogEntry;
+
+/* a command whose site is open and takes a set: its site, where its
+ * accesses begin in CG.site_log, and which of its sets the site takes
+ * (those its scans would have made: CG.reads_shared and writes_matter
+ * when it began) */
+typedef struct OpenSite {
+  KirSite *site;
+  int start;
+  bool reads, writes;
+} OpenSite;
+
+/* CodegenOptions.compare_sites: an open site's command and its scans
+ * (the reads both by a plain walk and from the walk of the body kept) */
+typedef struct ScannedSite {
+  const Phrase *p;
+  BinderSet reads, writes, kept_reads;
+} ScannedSite;
+
 typedef struct CG {
   Arena *arena;
   TypeCtx *tc;
@@ -291,26 +314,17 @@ typedef struct CG {
     const KirBuffer *buffer;
   } recent_buffers[16];
   Vec accesses;
-  /* The scans of a command's reads and writes (cg_command_site) kept for
-   * its next site: an unrolled loop's steps (opencl.c, gen_for_unrolled)
-   * are one body generated again and again (issue 35).  A scan sees only
-   * the environment's storage and alias entries (barriers.c), so
-   * env_version counts the changes to those (locals.c: each env_add, view
-   * and put-back but one that neither finds nor leaves such an entry, as
-   * a step's index bound where its binder had an index); a scan is reused
-   * at the same version only.  A few commands (a step's statements), the
-   * oldest replaced. */
-  uint64_t env_version;
   /* each command's read variables, found in one walk of the kernel's
    * body (barriers.c: every site scans its command's subtree, and the
    * commands nest) */
   ReadVarsIndex read_vars;
   Vec read_occ;   /* const Binder * */
   int read_scope;      /* where in read_occ the walk's innermost command began */
+  int read_scope_id, read_scopes; /* that command's scope, of the scopes begun */
   /* the pair the walk last went through as fst's or snd's argument
-   * (barriers.c, note_reads), and where in read_occ its walk began */
+   * (barriers.c, note_reads), and the scope it was walked in */
   const Phrase *pair_walked;
-  int pair_walked_at;
+  int pair_walked_scope;
   bool scan_each_site; /* CodegenOptions.scan_each_site */
   bool no_shortcuts;   /* CodegenOptions.no_shortcuts */
   /* Some variable a command may read is bound to memory a barrier is
@@ -331,13 +345,6 @@ typedef struct CG {
    * reads after it, and neither holds what it can write (the roots of
    * acceptors, which no variable read has) */
   bool writes_matter;
-  struct {
-    const Phrase *p;
-    uint64_t version;
-    BinderSet reads, writes;
-    bool writes_scanned;
-  } site_scans[4];
-  int next_site_scan;
   /* CodegenOptions.unroll_directly; the steps gen_steps_by_copy made
    * (KirKernel.steps_copied) */
   bool unroll_directly;
@@ -380,6 +387,22 @@ typedef struct CG {
    * (KirKernel.halves_shared) */
   bool walk_each_read;
   int halves_shared;
+  /* The shared accesses of the commands whose sites are open (barriers.c,
+   * cg_command_site to cg_command_end), in the order made: a command's are
+   * [start, site_log_len) of its OpenSite, a subcommand's within its
+   * command's, each buffer and kind once in the innermost command's and,
+   * once that has ended, in its command's */
+  SiteLogEntry *site_log;
+  int site_log_len, site_log_cap;
+  OpenSite *open_sites;       /* those that take a set (all: compare_sites) */
+  ScannedSite *scanned_sites; /* compare_sites: of each open site */
+  int nopen_sites, open_sites_cap;
+  int command_depth; /* the command sites open, every one */
+  /* CodegenOptions.compare_sites; the sites compared and those whose
+   * scans differed from the record (KirKernel.sites_compared, ...) */
+  bool compare_sites;
+  int sites_compared, sites_differing;
+  const char *site_difference;
 } CG;
 
 /* Binds b to idx E i for the generation of one view map element and
@@ -562,15 +585,35 @@ const KirBuffer *cg_buffer(CG *cg, const Binder *b);
 KirLevel kir_level(PrimLevel level);
 /* a shared access (access.c), recorded on the next site */
 void cg_note_access(CG *cg, const Binder *root, bool write);
+/* p, a part of an expression its lowering leaves out (the other half of
+ * a zip's element, a side a test decides against): its reads are the
+ * open command's as a scan of the command's phrase finds them */
+void cg_reads_skipped(CG *cg, const Phrase *p);
 /* a site of kind at the end of the current block, with the accesses since
  * the last one (span: the command's) */
 KirSite *cg_site(CG *cg, KirSiteKind kind, Span span);
 /* the site before command p (level: p's, a parallel loop's; what: its
- * primitive) */
+ * primitive), open until cg_command_end: its reads and writes are the
+ * shared accesses p's code makes in between */
 KirSite *cg_command_site(CG *cg, const Phrase *p, KirLevel level);
+/* cg_command_end of the innermost site kept open (barriers.c) */
+void cg_close_site(CG *cg);
+/* the end of the command whose site is the innermost open one, site */
+static inline void cg_command_end(CG *cg, KirSite *site) {
+  cg->command_depth--;
+  if (cg->nopen_sites && cg->open_sites[cg->nopen_sites - 1].site == site) cg_close_site(cg);
+}
+/* the site of a copied step's command p (unroll_step.c), whose code is
+ * the copy of the lowering whose site was model and which made accesses
+ * (KirAccess *), which the next site gets: the site and its command's end */
+void cg_copied_command(CG *cg, const Phrase *p, const Vec *accesses, const KirSite *model);
+/* where the accesses of code about to be made begin in the open
+ * command's record (-1: no command's site is open, none is kept) */
+static inline int cg_accesses_mark(const CG *cg) { return cg->nopen_sites && !cg->trial ? cg->site_log_len : -1; }
 /* the site ending a loop's body of index (NULL: none), or a parallel
- * loop's (kind KSITE_PARFOR_END) */
-void cg_body_end_site(CG *cg, KirSiteKind kind, const Phrase *body, const Binder *index);
+ * loop's (kind KSITE_PARFOR_END); accesses: cg_accesses_mark before the
+ * body's code */
+void cg_body_end_site(CG *cg, KirSiteKind kind, const Phrase *body, const Binder *index, int accesses);
 
 /* Set up cg for kernel k (environment of the parameters, launch sizes) and
  * lower the whole kernel; NULL after reporting to k->diag. */

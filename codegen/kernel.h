@@ -224,6 +224,12 @@ typedef struct CodegenOptions {
    * gen_pair_half): the general way, which the halves must agree with
    * (tests/throughput, halves) */
   bool walk_each_read;
+  /* each command site's reads and writes scanned from its phrase too and
+   * compared with those recorded from its code (barriers.c), the sites
+   * compared and those that differ counted (KirKernel.sites_compared,
+   * sites_differing): what the record must agree with (tests/throughput,
+   * record) */
+  bool compare_sites;
 } CodegenOptions;
 
 /* codegen/opencl.c: the source of one kernel in its target's language

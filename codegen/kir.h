@@ -617,6 +617,11 @@ typedef struct KirKernel {
   /* the halves of pairs read from the zip element the other half's walk
    * found (codegen/access.c, gen_pair_half), for the tests */
   int halves_shared;
+  /* CodegenOptions.compare_sites: the command sites compared, those whose
+   * scans differed from the record, and the first such's difference, for
+   * the tests */
+  int sites_compared, sites_differing;
+  const char *site_difference;
 
   /* every run written out (kir_write_out_runs): none left to look for.
    * A backend that prints runs (Backend.prints_runs) gets them kept, and

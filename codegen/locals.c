@@ -28,16 +28,6 @@ static void env_index_put(Arena *a, EnvIndex *x, const Binder *b, EnvEntry *e) {
   x->vals[i] = e;
 }
 
-/* an entry a scan of reads or writes looks into (barriers.c: phrase_storage,
- * acc_root): one of a storage or an alias */
-static bool scanned(const EnvEntry *e) { return e && (e->kind == ENV_STORAGE || e->kind == ENV_ALIAS); }
-
-/* b's entry becomes e: a change a scan may see, unless neither is one it
- * looks into (CG.env_version) */
-static void note_rebinding(CG *cg, const Binder *b, const EnvEntry *e) {
-  if (scanned(e) || scanned(env_index_get(&cg->by_binder, b))) cg->env_version++;
-}
-
 void env_add(CG *cg, const Binder *b, EnvKind kind, Storage *st, const Ix *ix, const Phrase *acc) {
   EnvEntry *e = NEW(cg->arena, EnvEntry);
   e->binder = b;
@@ -47,7 +37,6 @@ void env_add(CG *cg, const Binder *b, EnvKind kind, Storage *st, const Ix *ix, c
   e->acc = acc;
   e->next = cg->env;
   cg->env = e;
-  note_rebinding(cg, b, e);
   env_index_put(cg->arena, &cg->by_binder, b, e);
   if (kind == ENV_STORAGE && st->root) env_index_put(cg->arena, &cg->by_root, st->root, e);
   /* a variable a command may read reaches shared memory (barriers.c,
@@ -62,14 +51,12 @@ EnvEntry *env_put_view(CG *cg, const Binder *b, const Phrase *array, const Ix *i
   EnvEntry *e = NEW(cg->arena, EnvEntry);
   *e = (EnvEntry){.binder = b, .kind = ENV_VIEW, .ix = i, .acc = array};
   cg->view_changes++;
-  note_rebinding(cg, b, e);
   env_index_put(cg->arena, &cg->by_binder, b, e);
   return old;
 }
 
 void env_put_back(CG *cg, const Binder *b, EnvEntry *old) {
   cg->view_changes++;
-  note_rebinding(cg, b, old);
   env_index_put(cg->arena, &cg->by_binder, b, old);
 }
 

@@ -221,6 +221,7 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   cg->no_shortcuts = opt && opt->no_shortcuts;
   cg->probe_lanes = opt && opt->probe_lanes;
   cg->walk_each_read = opt && opt->walk_each_read;
+  cg->compare_sites = opt && opt->compare_sites;
   cg->where = k->def->body->span;
   ix_init(&cg->ix, a);
   cg->ix.print_expr = k->backend->print_expr;
@@ -264,12 +265,16 @@ KirKernel *cg_lower(Arena *a, TypeCtx *tc, const ImpKernel *k, const CodegenOpti
   collect_locals(cg, k->def->body, &kk->locals);
   cg->block = &kk->body;
   gen_comm(cg, k->def->body);
+  if (cg->command_depth) INTERNAL("a command site left open");
   kk->steps_copied = cg->steps_copied;
   if (!cg->no_shortcuts && !cg->reads_shared) kk->shortcuts |= KIR_SHORTCUT_READS;
   if (!cg->no_shortcuts && !cg->writes_matter) kk->shortcuts |= KIR_SHORTCUT_WRITES;
   kk->plain_vectors = cg->plain_vectors;
   kk->runs_made = cg->runs_made;
   kk->halves_shared = cg->halves_shared;
+  kk->sites_compared = cg->sites_compared;
+  kk->sites_differing = cg->sites_differing;
+  kk->site_difference = cg->site_difference;
   /* the local size the code is for, fixed when known (the barrier pass's
    * pointwise rule needs it: own_elements.c) */
   kk->reqd_local = cg->launch.local_known[0];

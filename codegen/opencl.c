@@ -393,7 +393,10 @@ static void store(CG *cg, const Target *target, const Phrase *val, const Step *p
    * nothing reads (seed 71 #52: -Wunused-variable after check) */
   bool some_lane = tg.kind != TG_LANES;
   for (int l = 0; !some_lane && l < tg.width; l++) some_lane = !tg.lane_guards || tg.lane_guards[l] != TARGET_NEVER;
-  if (tg.guard == TARGET_NEVER || !some_lane) return;
+  if (tg.guard == TARGET_NEVER || !some_lane) {
+    cg_reads_skipped(cg, val);
+    return;
+  }
   KirBlock *outer = cg->block;
   if (tg.guard) /* a write takeAcc or dropAcc may drop */
     cg_enter(cg, add_if(cg, tg.guard, NULL));
@@ -703,9 +706,10 @@ static void gen_new_private(CG *cg, const Phrase *lam, DataType *t, int64_t n) {
     if (t->kind == DT_SCALAR && first->kind == PH_ASSIGN && first->fst->kind == PH_PROJ && first->fst->index == 1 &&
         is_use_of(first->fst->fst, b) && !has_subphrase(cg, first->snd, is_use_of, b)) {
       cg->where = first->span;
-      cg_command_site(cg, first, KL_NONE);
+      KirSite *site = cg_command_site(cg, first, KL_NONE);
       CExpr v = gen_value_once(cg, first->snd, NULL);
       add_decl(cg, cg_type(cg, t), name, v, NULL);
+      cg_command_end(cg, site);
       pop_statement_ranges(cg);
       if (rest) gen_comm(cg, rest);
       return;
@@ -868,11 +872,13 @@ static void gen_for(CG *cg, const Phrase *p, const Spine *s) {
   env_add(cg, lam->lam_binder, ENV_INDEX, NULL, index_of(cg, i, n), NULL);
   /* a dependent map's rows: their sizes are this index (check_dep.c) */
   if (s->head->dep_index) ix_push_row(&cg->ix, s->head->dep_index, index_of(cg, i, n));
+  int body_accesses = cg_accesses_mark(cg);
   gen_comm(cg, lam->body);
   if (s->head->dep_index) ix_pop_row(&cg->ix);
   /* the barrier the next iteration needs (barrier_pass.c) */
   int64_t trips;
-  if (!(size_const_value(n, &trips) && trips <= 1)) cg_body_end_site(cg, KSITE_LOOP_END, lam->body, lam->lam_binder);
+  if (!(size_const_value(n, &trips) && trips <= 1))
+    cg_body_end_site(cg, KSITE_LOOP_END, lam->body, lam->lam_binder, body_accesses);
   ix_pop_range(&cg->ix);
   cg_leave(cg, outer);
   cg_scope_leave(cg, mark);
@@ -959,8 +965,9 @@ static void gen_for_range(CG *cg, const Spine *s) {
   }
   ix_push_range(&cg->ix, ix_var(&cg->ix, i), NULL, nix);
   env_add(cg, lam->lam_binder, ENV_INDEX, NULL, ix_var(&cg->ix, i), NULL);
+  int body_accesses = cg_accesses_mark(cg);
   gen_comm(cg, lam->body);
-  cg_body_end_site(cg, KSITE_LOOP_END, lam->body, lam->lam_binder);
+  cg_body_end_site(cg, KSITE_LOOP_END, lam->body, lam->lam_binder, body_accesses);
   ix_pop_range(&cg->ix);
   cg_leave(cg, outer);
   cg_scope_leave(cg, mark);
@@ -1110,9 +1117,11 @@ static void gen_parfor(CG *cg, const Phrase *p, const Spine *s) {
     cg->group_depth++;
     unsigned saved_dims = cg->group_dims;
     cg->group_dims |= 1u << d;
+    int body_accesses = cg_accesses_mark(cg);
     gen_comm(cg, body);
     /* a loop's next group id reuses the memory the body read */
-    if (form == FORM_LOOP) cg_body_end_site(cg, KSITE_PARFOR_END, body, NULL);
+    if (form == FORM_LOOP)
+      cg_body_end_site(cg, KSITE_PARFOR_END, body, NULL, body_accesses);
     else
       cg_site(cg, KSITE_PARFOR_END, body->span);
     cg->group_depth--;
@@ -1156,16 +1165,19 @@ void gen_comm(CG *cg, const Phrase *p) {
     gen_comm(cg, p->fst);
     gen_comm(cg, p->snd);
     return;
-  case PH_ASSIGN:
-    cg_command_site(cg, p, KL_NONE);
+  case PH_ASSIGN: {
+    KirSite *site = cg_command_site(cg, p, KL_NONE);
     gen_assign(cg, p->fst, p->snd, NULL, p->fst->type->data);
+    cg_command_end(cg, site);
     return;
+  }
   case PH_PRIM:
     if (p->prim == PRIM_SKIP) return; /* Figure 6a: skip is nothing */
     break;
   case PH_APP: {
     Spine s;
     if (!spine_of(cg->arena, p, &s)) break;
+    KirSite *site;
     DPIA_EXHAUSTIVE_BEGIN
     switch (prim_family(s.head->prim)) {
     case PFAM_NEW:
@@ -1174,18 +1186,21 @@ void gen_comm(CG *cg, const Phrase *p) {
       return;
     case PFAM_FOR:
       if (s.nargs != 1 || s.args[0]->kind != PH_LAM) break;
-      cg_command_site(cg, p, KL_NONE);
+      site = cg_command_site(cg, p, KL_NONE);
       gen_for(cg, p, &s);
+      cg_command_end(cg, site);
       return;
     case PFAM_FOR_RANGE:
       if (s.nargs != 3 || s.args[2]->kind != PH_LAM) break;
-      cg_command_site(cg, p, KL_NONE);
+      site = cg_command_site(cg, p, KL_NONE);
       gen_for_range(cg, &s);
+      cg_command_end(cg, site);
       return;
     case PFAM_IF:
       if (s.nargs != 2 || s.args[1]->kind != PH_PAIR) break;
-      cg_command_site(cg, p, KL_NONE);
+      site = cg_command_site(cg, p, KL_NONE);
       gen_if(cg, &s);
+      cg_command_end(cg, site);
       return;
     case PFAM_PARFOR:
       if (prim_level(s.head->prim) == PLVL_NONE) {
@@ -1194,8 +1209,10 @@ void gen_comm(CG *cg, const Phrase *p) {
         return;
       }
       if (s.nargs != 2) break;
-      cg_command_site(cg, p, kir_level(prim_level(s.head->prim)))->what = prim_info[s.head->prim].name;
+      site = cg_command_site(cg, p, kir_level(prim_level(s.head->prim)));
+      site->what = prim_info[s.head->prim].name;
       gen_parfor(cg, p, &s);
+      cg_command_end(cg, site);
       return;
     /* not commands of an imperative kernel */
     case PFAM_MAP:

@@ -258,7 +258,8 @@ bool gen_single_writer(CG *cg, const Phrase *p) {
   /* outside a group no barrier orders the other work-items after the one
    * that writes a temporary here: none of them may read it after p
    * (barrier_pass.c, NB_ONE_WRITER) */
-  cg_command_site(cg, p, KL_NONE)->one_writer = !group;
+  KirSite *site = cg_command_site(cg, p, KL_NONE);
+  site->one_writer = !group;
   KirBlock *outer = cg_enter(
       cg, add_if(cg, cond,
                  group ? "written once per group, not by every work-item" : "written once, not by every work-item"));
@@ -276,6 +277,7 @@ bool gen_single_writer(CG *cg, const Phrase *p) {
   cg->distributed--;
   cg_scope_leave(cg, mark);
   cg_leave(cg, outer);
+  cg_command_end(cg, site);
   return true;
 }
 

@@ -541,6 +541,16 @@ static void leaves_of(CG *cg, const Phrase *p, Vec *out) {
 
 /* the shared accesses each leaf of step 0 made: those of the site after
  * its own, the last leaf's still pending (CG.accesses) */
+/* the site of each leaf's command in step 0, whose sets a copy's site
+ * takes (barriers.c, cg_copied_command) */
+static const KirSite **leaf_sites(CG *cg, const StepStmts *step0, int leaves) {
+  const KirSite **made = NEWARRAY(cg->arena, const KirSite *, leaves);
+  for (int i = 0, leaf = 0; i < step0->n && leaf < leaves; i++)
+    if (((const KirStmt *)step0->items[i])->kind == KS_BARRIER)
+      made[leaf++] = ((const KirStmt *)step0->items[i])->barrier.site;
+  return made;
+}
+
 static Vec *leaf_accesses(CG *cg, const StepStmts *step0, int leaves) {
   Vec *made = NEWARRAY(cg->arena, Vec, leaves);
   int leaf = -1;
@@ -844,6 +854,7 @@ int64_t gen_steps_by_copy(CG *cg, const Phrase *loop, const Phrase *lam, int64_t
 
   int nleaves = leaves.len;
   Vec *accesses = leaf_accesses(cg, &step0, nleaves);
+  const KirSite **models = leaf_sites(cg, &step0, nleaves);
   if (!cg->runs_written_out && !may_assign_itself(rs)) {
     /* One run: the template is the trial's statements, each leaf's after
      * the site of its command, made once: a site holds the command's
@@ -864,8 +875,7 @@ int64_t gen_steps_by_copy(CG *cg, const Phrase *loop, const Phrase *lam, int64_t
       if (s->kind == KS_BARRIER) {
         const Phrase *p = leaves.items[++leaf];
         cg->where = p->span;
-        cg_command_site(cg, p, KL_NONE);
-        for (int a = 0; a < accesses[leaf].len; a++) vec_push(cg->arena, &cg->accesses, accesses[leaf].items[a]);
+        cg_copied_command(cg, p, &accesses[leaf], models[leaf]);
         s = sites.last;
         sites = (KirBlock){0}; /* the next site's statement is not linked after it */
       }
@@ -899,8 +909,7 @@ int64_t gen_steps_by_copy(CG *cg, const Phrase *loop, const Phrase *lam, int64_t
       if (c->kind == KS_BARRIER) {
         const Phrase *p = leaves.items[++leaf];
         cg->where = p->span;
-        cg_command_site(cg, p, KL_NONE);
-        for (int a = 0; a < accesses[leaf].len; a++) vec_push(cg->arena, &cg->accesses, accesses[leaf].items[a]);
+        cg_copied_command(cg, p, &accesses[leaf], models[leaf]);
         continue;
       }
       kir_append(cg->block, c);

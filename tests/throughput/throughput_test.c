@@ -30,6 +30,16 @@
  *             (CodegenOptions.scan_each_site), for every imperative def of
  *             the given files and directories and their kernels' programs
  *
+ *   record    each command site's reads and writes recorded from the
+ *             shared accesses its code makes (codegen/barriers.c) are
+ *             those its command's scans find (a plain walk of its phrase,
+ *             CodegenOptions.compare_sites), site by site, with the
+ *             shortcuts and without, of each def as parsed and with its
+ *             equal applications one phrase, and the text is the same
+ *             with the comparison as without, for every imperative def of
+ *             the given files and directories, their kernels' programs
+ *             and two toLocal dot products of bench/variants.py
+ *
  *   shortcuts the passes and scans skipped where a precondition shows
  *             they find or change nothing (a kernel whose readable
  *             variables reach no shared memory: no reads scanned at its
@@ -62,7 +72,7 @@
  *             every lambda of the given files' defs, and changes nothing
  *
  * usage: throughput_test emit | arena | natural FILE.dpia... | unroll FILE.dpia|DIR... | sites FILE.dpia|DIR... |
- *        shortcuts FILE.dpia|DIR... | vectors FILE.dpia|DIR... | halves FILE.dpia|DIR... |
+ *        record FILE.dpia|DIR... | shortcuts FILE.dpia|DIR... | vectors FILE.dpia|DIR... | halves FILE.dpia|DIR... |
  *        subst FILE.dpia... */
 #include <dirent.h>
 #include <limits.h>
@@ -214,7 +224,7 @@ static int each_imperative_kernel(const char *name, const char *text, size_t len
 static void natural_kernel(Front *f, const char *name, const DefInfo *d, ImpKernel *k, void *ctx) {
   (void)ctx;
   CHECK(k->natural_source != NULL, "%s: %s has no dry-run text", name, d->name);
-  CodegenOptions zero = {{0}, {0}, false, NULL, NULL, false, false, false, false, false, false};
+  CodegenOptions zero = {0};
   Buf fresh, shortcut;
   buf_init(&fresh, &f->a);
   buf_init(&shortcut, &f->a);
@@ -222,7 +232,7 @@ static void natural_kernel(Front *f, const char *name, const DefInfo *d, ImpKern
   CHECK(ok && strcmp(fresh.data, k->natural_source) == 0 && strcmp(shortcut.data, fresh.data) == 0,
         "%s: %s: the dry run's text differs from a fresh generation", name, d->name);
   /* user launch sizes are generated afresh */
-  CodegenOptions user = {{32, 0, 0}, {0}, false, NULL, NULL, false, false, false, false, false, false};
+  CodegenOptions user = {.local_size = {32, 0, 0}};
   Buf sized;
   buf_init(&sized, &f->a);
   if (codegen_kernel(&f->a, &f->tc, k, &user, &sized, NULL))
@@ -351,6 +361,46 @@ static void sites_kernel(Front *f, const char *name, const DefInfo *d, ImpKernel
 
 static int compare_sites(const char *name, const char *text, size_t len, void *with_barrier) {
   return each_imperative_kernel(name, text, len, sites_kernel, with_barrier);
+}
+
+/* the command sites compared, and the kernels whose sites' scans
+ * differed from their record */
+typedef struct Recorded {
+  long sites, kernels_differing;
+} Recorded;
+
+/* each command site's reads and writes recorded from its code against
+ * its command's scans, a plain walk of its phrase
+ * (CodegenOptions.compare_sites, codegen/barriers.c): with the shortcuts
+ * and with every scan made (no_shortcuts), of the def as parsed and with
+ * its equal applications one phrase; the text as generated without the
+ * comparison; ctx: a Recorded */
+static void record_kernel(Front *f, const char *name, const DefInfo *d, ImpKernel *k, void *ctx) {
+  Recorded *r = ctx;
+  for (int way = 0; way < 4; way++) {
+    if (way == 2) {
+      Vec seen = {0};
+      k->def->body = equal_applications_shared(&seen, k->def->body);
+    }
+    CodegenOptions plain = {0}, compared = {0};
+    plain.no_shortcuts = compared.no_shortcuts = way & 1;
+    compared.compare_sites = true;
+    KernelFacts facts = {0};
+    if (!same_both_ways(f, name, d, k, &compared, &plain, &facts, "the sites compared", "the sites recorded") ||
+        !facts.printed_kir)
+      continue;
+    const KirKernel *kk = facts.printed_kir;
+    r->sites += kk->sites_compared;
+    if (kk->sites_differing) {
+      r->kernels_differing++;
+      CHECK(0, "%s: %s (way %d): %d of %d command sites' scans differ from their record:%s", name, d->name, way,
+            kk->sites_differing, kk->sites_compared, kk->site_difference);
+    }
+  }
+}
+
+static int compare_record(const char *name, const char *text, size_t len, void *ctx) {
+  return each_imperative_kernel(name, text, len, record_kernel, ctx);
 }
 
 /* generated with the shortcuts and with every scan and pass in full;
@@ -630,6 +680,44 @@ static void test_sites(int nargs, char **args) {
   printf("%d kernels compared, %ld with a barrier\n", total, with_barrier);
 }
 
+static void test_record(int nargs, char **args) {
+  int files;
+  Recorded r = {0};
+  int total = compared_files(nargs, args, compare_record, &r, &files);
+  CHECK(total >= files / 2, "only %d kernels compared for %d files", total, files);
+  CHECK(r.sites > total, "only %ld command sites compared in %d kernels", r.sites, total);
+  /* the shared reads and writes of the toLocal dot products of
+   * bench/variants.py, each site's record against its scans */
+  static const char *local_variants[] = {
+      "kernel dotVar (N: nat) (xs ys: [N]float) =\n"
+      "  zip (asVector 2 xs) (asVector 2 ys)\n"
+      "  |> split (32 * 32)\n"
+      "  |> mapWorkgroup (\\zs1 ->\n"
+      "       zs1 |> split 32\n"
+      "           |> toLocal (mapLocal (\\zs2 -> reduceSeq (\\x a -> fst x * snd x + a) 0.0 zs2))\n"
+      "           |> mapLocal (\\s -> s))\n"
+      "  |> join\n"
+      "  |> asScalar\n",
+      "kernel dotVar (N: nat) (xs ys: [N]float) =\n"
+      "  zip (asVector 2 xs) (asVector 2 ys)\n"
+      "  |> split (16 * 32)\n"
+      "  |> mapWorkgroup (\\zs1 ->\n"
+      "       zs1 |> split 16\n"
+      "           |> toLocal (mapLocal (\\zs2 -> reduceSeq (\\x a -> fst x * snd x + a) 0.0 zs2))\n"
+      "           |> mapLocal (\\s -> s))\n"
+      "  |> join\n"
+      "  |> asScalar\n",
+  };
+  for (int i = 0; i < (int)(sizeof local_variants / sizeof local_variants[0]); i++) {
+    Recorded one = {0};
+    int kernels = compared_text("variant", local_variants[i], strlen(local_variants[i]), compare_record, &one);
+    CHECK(kernels == 1 && one.sites > 0 && !one.kernels_differing, "variant %d: %d kernels, %ld sites compared", i,
+          kernels, one.sites);
+  }
+  printf("%d kernels compared, %ld command sites, %ld kernels whose scans differ from the record\n", total, r.sites,
+         r.kernels_differing);
+}
+
 static void test_shortcuts(int nargs, char **args) {
   int files;
   long counts[1 + KIR_SHORTCUTS] = {0};
@@ -738,6 +826,8 @@ int main(int argc, char **argv) {
     test_unroll(argc - 2, argv + 2);
   else if (argc >= 3 && strcmp(argv[1], "sites") == 0)
     test_sites(argc - 2, argv + 2);
+  else if (argc >= 3 && strcmp(argv[1], "record") == 0)
+    test_record(argc - 2, argv + 2);
   else if (argc >= 3 && strcmp(argv[1], "shortcuts") == 0)
     test_shortcuts(argc - 2, argv + 2);
   else if (argc >= 3 && strcmp(argv[1], "vectors") == 0)
@@ -745,9 +835,11 @@ int main(int argc, char **argv) {
   else if (argc >= 3 && strcmp(argv[1], "halves") == 0)
     test_halves(argc - 2, argv + 2);
   else {
-    fprintf(stderr, "usage: throughput_test emit | arena | natural FILE.dpia... | unroll FILE.dpia|DIR... | sites "
-                    "FILE.dpia|DIR... | shortcuts FILE.dpia|DIR... | vectors FILE.dpia|DIR... | halves "
-                    "FILE.dpia|DIR... | subst FILE.dpia...\n");
+    fprintf(
+        stderr,
+        "usage: throughput_test emit | arena | natural FILE.dpia... | unroll FILE.dpia|DIR... | sites "
+        "FILE.dpia|DIR... | record FILE.dpia|DIR... | shortcuts FILE.dpia|DIR... | vectors FILE.dpia|DIR... | halves "
+        "FILE.dpia|DIR... | subst FILE.dpia...\n");
     return 2;
   }
   arena_free(&arena);

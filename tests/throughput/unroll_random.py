@@ -15,7 +15,12 @@ With --mode halves, `throughput_test halves` instead: each kernel generated
 with the halves of its zip elements found once and with every half walked
 through its path must have the same text (codegen/access.c).
 
-usage: unroll_random.py THROUGHPUT_TEST GEN_PY [--seed S] [--count N] [--mode unroll|halves]
+With --mode record, `throughput_test record`: each command site's reads
+and writes recorded from its code must be its command's scans
+(codegen/barriers.c); the programs cycle through gen.py's optional
+features (none, vectors, depmaps, both).
+
+usage: unroll_random.py THROUGHPUT_TEST GEN_PY [--seed S] [--count N] [--mode unroll|halves|record]
 """
 import argparse
 import importlib.util
@@ -31,7 +36,7 @@ def main():
     ap.add_argument("gen_py")
     ap.add_argument("--seed", type=int, default=50)
     ap.add_argument("--count", type=int, default=400)
-    ap.add_argument("--mode", choices=["unroll", "halves"], default="unroll")
+    ap.add_argument("--mode", choices=["unroll", "halves", "record"], default="unroll")
     a = ap.parse_args()
     # the generator imported, not run once a program (400 interpreters
     # started took most of the test's time): the same programs as
@@ -42,7 +47,10 @@ def main():
     spec.loader.exec_module(gen)
     with tempfile.TemporaryDirectory(prefix="unroll_random") as d:
         for i in range(a.count):
-            extra = ["vectors"] if i % 4 == 3 else []
+            if a.mode == "record":
+                extra = [[], ["vectors"], ["depmaps"], ["vectors", "depmaps"]][i % 4]
+            else:
+                extra = ["vectors"] if i % 4 == 3 else []
             with open(os.path.join(d, f"r{i}.dpia"), "w") as f:
                 f.write(gen.generate(a.seed, i, [], extra).text + "\n")
         run = subprocess.run([a.throughput_test, a.mode, d], capture_output=True, text=True)
