@@ -312,6 +312,15 @@ static void test_invariants(Tester *t) {
   kir_append(&k4.body, loop(a, "i", kir_int(a, 0), kir_int(a, 1)));
   kir_append(&k4.body, loop(a, "i", kir_int(a, 0), kir_int(a, 1)));
   EXPECT(kir_invariant_violation(a, &k4) == NULL);
+  /* ... and two blocks' bodies each declare x, after which a loop may
+   * too: a scope's names are gone when it ends */
+  for (int i = 0; i < 2; i++) {
+    KirStmt *b = kir_stmt(a, KS_BLOCK);
+    kir_append(&b->block.body, decl(a, "x", kir_int(a, 0)));
+    kir_append(&k4.body, b);
+  }
+  kir_append(&k4.body, loop(a, "x", kir_int(a, 0), kir_int(a, 1)));
+  EXPECT(kir_invariant_violation(a, &k4) == NULL);
   /* ... but not one inside the other (the loop's own variable declared
    * again in its body) */
   KirStmt *outer = loop(a, "j", kir_int(a, 0), kir_int(a, 1));
@@ -468,6 +477,75 @@ static void test_mistyped(Tester *t) {
   /* a cast between widths */
   why = violation_of(a, kir_lane(a, kir_cast(a, f4, m), 0, 4));
   EXPECT(why && strstr(why, "cast"));
+  /* a leaf typed otherwise than its kind says, where its parent takes it
+   * (the check's leaves go by kir_leaf_typed first): an index and a
+   * constant typed float, a literal of another scalar's type */
+  KirExpr *ix = NEW(a, KirExpr);
+  *ix = *kir_ix(a, ix_var(&t->ix, "i"));
+  ix->type = kir_scalar1(SC_FLOAT);
+  why = violation_of(a, kir_binary(a, KB_MUL, kir_lane(a, v, 0, 4), ix));
+  EXPECT(why && strstr(why, "not an int"));
+  KirExpr *k = NEW(a, KirExpr);
+  *k = *kir_int(a, 2);
+  k->type = kir_scalar1(SC_FLOAT);
+  why = violation_of(a, k);
+  EXPECT(why && strstr(why, "not an int"));
+  KirExpr *lit = NEW(a, KirExpr);
+  *lit = *kir_lit(a, (KirLit){SC_INT, 1, 0});
+  lit->type = kir_scalar1(SC_FLOAT);
+  why = violation_of(a, kir_binary(a, KB_ADD, kir_lane(a, v, 1, 4), lit));
+  EXPECT(why && strstr(why, "literal"));
+}
+
+/* kir_leaf_typed (kir.h), the KIR check's answer for a leaf without a
+ * call of the type rule: a yes must be the rule's (no violation), and it
+ * must say yes to the leaves lowering makes (else it spares nothing).
+ * Every leaf kind with types of every kind, the rule's own objects and
+ * equal ones built apart, and none. */
+static void test_leaf_types(Tester *t) {
+  Arena *a = t->a;
+  const KirType *types[] = {NULL,
+                            kir_scalar1(SC_INT),
+                            kir_scalar1(SC_FLOAT),
+                            kir_scalar1(SC_BOOL),
+                            kir_scalar1(SC_DOUBLE),
+                            kir_scalar_type(a, SC_INT, 1),
+                            kir_scalar_type(a, SC_FLOAT, 1),
+                            kir_scalar_type(a, SC_INT, 4),
+                            kir_scalar_type(a, SC_BOOL, 2),
+                            kir_pointer_type(a, kir_scalar1(SC_INT), KSP_GLOBAL, false),
+                            kir_pointer_type(a, kir_scalar1(SC_FLOAT), KSP_LOCAL, true),
+                            kir_struct_type(a, "pair_float_int")};
+  const KirExpr *shapes[] = {kir_int(a, 7),
+                             ivar(a, "n"),
+                             kir_lit(a, (KirLit){SC_FLOAT, 0, 2.0}),
+                             kir_lit(a, (KirLit){SC_INT, 3, 0}),
+                             kir_lit(a, (KirLit){SC_BOOL, 1, 0}),
+                             kir_lit(a, (KirLit){SC_DOUBLE, 0, 0.5}),
+                             kir_ix(a, ix_add(&t->ix, ix_var(&t->ix, "i"), ix_const(&t->ix, 1))),
+                             kir_query(a, KQ_GLOBAL_ID, 0),
+                             kir_query(a, KQ_LOCAL_SIZE, 1)};
+  int wrong = 0, told = 0, leaves = 0;
+  for (size_t s = 0; s < DPIA_COUNTOF(shapes); s++) {
+    EXPECT(kir_expr_is_leaf(shapes[s]));
+    /* as the constructor typed it: told without the rule */
+    EXPECT(kir_leaf_typed(shapes[s]));
+    for (size_t k = 0; k < DPIA_COUNTOF(types); k++) {
+      KirExpr *e = NEW(a, KirExpr);
+      *e = *shapes[s];
+      e->type = types[k];
+      bool fast = kir_leaf_typed(e);
+      bool rule = types[k] && kir_type_violation(a, e) == NULL;
+      wrong += fast && !rule;
+      told += fast;
+      leaves++;
+    }
+  }
+  EXPECT(wrong == 0);
+  EXPECT(told > 20 && told < leaves); /* both answers were given */
+  /* not a leaf: the rule's own */
+  EXPECT(!kir_expr_is_leaf(kir_unary(a, '-', ivar(a, "n"))));
+  EXPECT(!kir_leaf_typed(kir_unary(a, '-', ivar(a, "n"))));
 }
 
 /* ---- dropping dead bindings (dead.c) ---- */
@@ -1154,6 +1232,7 @@ int main(void) {
   test_invariants(t);
   test_expression_types(t);
   test_mistyped(t);
+  test_leaf_types(t);
   test_dead_bindings(t);
   test_names_read(t);
   test_ix_exprs_flag(t);
