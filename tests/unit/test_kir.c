@@ -624,6 +624,23 @@ static void test_dead_bindings(Tester *t) {
   kir_append(&k3.body, p);
   kir_append(&k3.body, assign(a, elem(a, "p", 0), flit(a, 1)));
   DROPPED(&k3, "  global float *p = out + 1;\n  p[0] = 1.0f;\n}\n");
+  /* ... where it is written in a block inside the pointer's (dead.c,
+   * assigned_from), and one written before its loop's next step too;
+   * one nothing writes through goes */
+  KirKernel k3b = {.name = "k", .comment = "k", .nparams = 2, .params = ps};
+  KirStmt *q = fdecl(a, "q", -1, kir_binary(a, KB_PTR_ADD, pvar(a, "out"), kir_int(a, 2)));
+  q->decl.type = p->decl.type;
+  KirStmt *r = fdecl(a, "r", -1, kir_binary(a, KB_PTR_ADD, pvar(a, "out"), kir_int(a, 3)));
+  r->decl.type = p->decl.type;
+  kir_append(&k3b.body, q);
+  kir_append(&k3b.body, r);
+  KirStmt *inner = kir_stmt(a, KS_BLOCK);
+  KirStmt *steps = loop(a, "i", kir_int(a, 0), kir_int(a, 1));
+  kir_append(&steps->loop.body, assign(a, elem(a, "q", 0), flit(a, 2)));
+  kir_append(&inner->block.body, steps);
+  kir_append(&k3b.body, inner);
+  /* (the block, declaring nothing, is its statements) */
+  DROPPED(&k3b, "  global float *q = out + 2;\n  for (int i = 0; i < N; i += 1) {\n    q[0] = 2.0f;\n  }\n}\n");
 
   /* a foreign function's call stays, a statement of its own; one under a
    * condition keeps its condition */
