@@ -818,6 +818,66 @@ static void test_ix_exprs_flag(Tester *t) {
   EXPECT(with > 50 && without > 50); /* both kinds of tree were made */
 }
 
+/* ---- an index's text copied where its node is printed again ----
+ * The OpenCL backend prints a kernel's statements by hooks that keep the
+ * text of the index printed last in the statement (backend_c.c,
+ * CExprHooks.ix_text); each expression printed alone by the backend's
+ * print_expr keeps none.  On pseudo-random statements whose expressions
+ * share index nodes (within a statement and across), under a unary minus
+ * (whose operand is printed into a buffer of its own) and in vector
+ * loads and elements, the kernel's lines must be the expressions' texts. */
+static const KirExpr *shared_ix_expr(Tester *t, uint32_t *seed, const KirExpr *const *pool, int depth) {
+  Arena *a = t->a;
+  switch (next_random(seed) % (depth > 0 ? 7 : 2)) {
+  case 0: return pool[next_random(seed) % 4];
+  case 1: return ivar(a, read_pool[next_random(seed) % READ_POOL]);
+  case 2: return kir_unary(a, '-', shared_ix_expr(t, seed, pool, depth - 1));
+  case 3: return kir_binary(a, KB_MUL, shared_ix_expr(t, seed, pool, depth - 1), shared_ix_expr(t, seed, pool, depth - 1));
+  case 4: return kir_vload(a, 4, shared_ix_expr(t, seed, pool, depth - 1), pvar(a, "xs"));
+  case 5: return kir_index(a, pvar(a, "ys"), shared_ix_expr(t, seed, pool, depth - 1));
+  default:
+    return kir_binary(a, KB_SUB, shared_ix_expr(t, seed, pool, depth - 1), shared_ix_expr(t, seed, pool, depth - 1));
+  }
+}
+
+static void test_printed_indices(Tester *t) {
+  Arena *a = t->a;
+  IxCtx *x = &t->ix;
+  const Ix *i4j = ix_add(x, ix_mul(x, ix_var(x, "i"), ix_const(x, 4)), ix_var(x, "j"));
+  const Ix *i1 = ix_add(x, ix_var(x, "i"), ix_const(x, 1));
+  const KirExpr *pool[4] = {kir_ix(a, i4j), kir_ix(a, i4j), kir_ix(a, i1), kir_ix(a, ix_var(x, "k"))};
+  KirParam ps[1] = {{0, kir_scalar1(SC_FLOAT), "out", false, false, false}};
+  uint32_t seed = 23;
+  int differ = 0, shared = 0;
+  for (int n = 0; n < 60; n++) {
+    KirKernel k = {.name = "k", .comment = "k", .nparams = 1, .params = ps};
+    Buf want;
+    buf_init(&want, a);
+    for (int j = 0; j < 6; j++) {
+      KirStmt *s = assign(a, kir_index(a, pvar(a, "out"), pool[next_random(&seed) % 4]),
+                          shared_ix_expr(t, &seed, pool, 1 + (n + j) % 4));
+      kir_append(&k.body, s);
+      buf_puts(&want, "  ");
+      backend_of(TARGET_OPENCL)->print_expr(&want, s->assign.lhs);
+      buf_puts(&want, " = ");
+      backend_of(TARGET_OPENCL)->print_expr(&want, s->assign.rhs);
+      buf_puts(&want, ";\n");
+    }
+    Buf got;
+    buf_init(&got, a);
+    backend_of(TARGET_OPENCL)->print_kernel(&k, NULL, &got);
+    const char *body = strstr(got.data, ") {\n");
+    size_t len = body ? strlen(body + 4) : 0;
+    differ += !body || len != want.len + 2 || strncmp(body + 4, want.data, want.len) != 0;
+    /* an index of the pool printed twice in one line: the text copied */
+    for (const char *line = want.data; line; line = strchr(line + 1, '\n'))
+      shared += strstr(line, "i*4 + j") && strstr(strstr(line, "i*4 + j") + 1, "i*4 + j") &&
+                (!strchr(line + 1, '\n') || strstr(strstr(line, "i*4 + j") + 1, "i*4 + j") < strchr(line + 1, '\n'));
+  }
+  EXPECT(differ == 0);
+  EXPECT(shared > 20); /* the same index printed again in a statement */
+}
+
 /* ---- whether partition has work (partition_work.c) ----
  * kir_partition_has_work walks each kind's children itself, and each
  * statement's expressions; the reference asks kir_expr_children and
@@ -1258,6 +1318,7 @@ int main(void) {
   test_in_place(t);
   test_partition_shares(t);
   test_partition_work(t);
+  test_printed_indices(t);
   printf("kir: %d passed, %d failed\n", t->passed, t->failed);
   arena_free(&env.arena);
   return t->failed ? 1 : 0;
