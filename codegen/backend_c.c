@@ -545,7 +545,7 @@ typedef struct SlotText {
 } SlotText;
 
 static void print_step_index(const CExprHooks *eh, Buf *out, const CHole *hole, const Ix *made, SlotText *kept,
-                             Buf *kept_text) {
+                             Buf *kept_text, CIxText *last) {
   bool paren = false; /* none where printed whole (min 0) */
   if (hole->min > 0) {
     KirExpr as = *hole->leaf;
@@ -553,6 +553,16 @@ static void print_step_index(const CExprHooks *eh, Buf *out, const CHole *hole, 
     paren = (eh->prec ? eh->prec(&as) : kir_prec(&as)) < hole->min;
   }
   if (paren) buf_putc(out, '(');
+  /* the index printed last again (a zip's two vector loads share their
+   * offset, and so a step's two holes their index): its text copied,
+   * which print_run's text keeps where it was (out only grows there; a
+   * buffer that grows keeps its old characters) */
+  if (last->ix == made) {
+    buf_put(out, out->data + last->at, last->len);
+    if (paren) buf_putc(out, ')');
+    return;
+  }
+  size_t at = out->len;
   SlotText *k = &kept[hole->slot];
   if (made->kind == IX_ADD && k->of != made->a) {
     k->of = made->a;
@@ -562,6 +572,7 @@ static void print_step_index(const CExprHooks *eh, Buf *out, const CHole *hole, 
   }
   if (!(made->kind == IX_ADD && ix_print_plus_constant(out, made, k->of, kept_text->data + k->at, k->len)))
     ix_print(out, made, eh->print_expr);
+  *last = (CIxText){made, NULL, at, out->len - at};
   if (paren) buf_putc(out, ')');
 }
 
@@ -618,6 +629,7 @@ static void print_run(const CStmtHooks *h, Buf *out, const KirStmt *run, int ind
   size_t step_text = 0;
   for (int i = 0; i < n; i++) step_text += lines[i].text.len + (size_t)lines[i].holes.n * 32;
   buf_reserve(out, step_text * (size_t)run->run.count);
+  CIxText last = {0}; /* the index printed last, at [at, at + len) of out */
   for (int64_t t = 0; t < run->run.count; t++) {
     const Ix *const *row = kir_run_row(run, t);
     for (int i = 0; i < n; i++) {
@@ -626,7 +638,7 @@ static void print_run(const CStmtHooks *h, Buf *out, const KirStmt *run, int ind
       for (int k = 0; k < line->holes.n; k++) {
         const CHole *hole = &line->holes.hole[k];
         buf_put(out, line->text.data + from, hole->at - from);
-        print_step_index(h->exprs, out, hole, row[hole->slot], kept, &kept_text);
+        print_step_index(h->exprs, out, hole, row[hole->slot], kept, &kept_text, &last);
         from = hole->at;
       }
       buf_put(out, line->text.data + from, line->text.len - from);
