@@ -412,7 +412,7 @@ static void print_stmt(const CStmtHooks *h, Buf *out, const KirStmt *s, int inde
   DPIA_EXHAUSTIVE_BEGIN
   switch (s->kind) {
   case KS_DECL:
-    buf_puts(out, h->decl_space[s->decl.space]);
+    if (*h->decl_space[s->decl.space]) buf_puts(out, h->decl_space[s->decl.space]); /* private: none, no call */
     if (s->decl.is_volatile) buf_puts(out, h->volatile_word);
     if (s->decl.is_const) buf_puts(out, "const ");
     h->print_type(out, s->decl.type); /* const global float *xs_i: no space after the * */
