@@ -237,6 +237,23 @@ static bool ix_subtracts(const Ix *e) {
   return false;
 }
 
+/* Index ix printed as ix_print prints it, or, where it is the node
+ * printed last in the statement (kept) and its text is still in out's
+ * characters, that text copied: an index's text depends on its node alone
+ * (ix_print has no context), and within a statement a buffer's text only
+ * grows (kept is reset at each statement, and a buffer that moved, or
+ * another buffer, has other characters: then it is printed) */
+static void print_ix(const CExprHooks *h, Buf *out, const Ix *ix) {
+  CIxText *kept = h->ix_text;
+  if (kept->ix == ix && kept->data == out->data && kept->at + kept->len <= out->len) {
+    buf_put(out, out->data + kept->at, kept->len); /* a buffer that grows keeps its old characters */
+    return;
+  }
+  size_t at = out->len;
+  ix_print(out, ix, h->print_expr);
+  *kept = (CIxText){ix, out->data, at, out->len - at};
+}
+
 void cprint_expr(const CExprHooks *h, Buf *out, const KirExpr *e) {
   DPIA_EXHAUSTIVE_BEGIN
   switch (e->kind) {
@@ -245,7 +262,9 @@ void cprint_expr(const CExprHooks *h, Buf *out, const KirExpr *e) {
   case KE_LIT: cprint_lit(out, e->lit); return;
   case KE_IX:
     if (h->holes && print_hole(h, out, e, 0)) return;
-    ix_print(out, e->ix, h->print_expr);
+    if (h->ix_text) print_ix(h, out, e->ix);
+    else
+      ix_print(out, e->ix, h->print_expr);
     return;
   case KE_UNARY: {
     /* - -x and - -1.0f would read as a decrement: (-x) */
@@ -344,19 +363,44 @@ static void print_body(const CStmtHooks *h, Buf *out, const KirStmt *s, const Ki
   buf_putc(out, '}');
 }
 
+/* a statement's expressions, by h->exprs where the backend has them
+ * (CStmtHooks.exprs: the same text), else by its functions */
+static inline void stmt_expr(const CStmtHooks *h, Buf *out, const KirExpr *e) {
+  if (h->exprs) cprint_expr(h->exprs, out, e);
+  else
+    h->print_expr(out, e);
+}
+
+static inline void stmt_whole(const CStmtHooks *h, Buf *out, const KirExpr *e) {
+  if (h->exprs) cprint_expr(h->exprs, out, e);
+  else
+    h->print_whole(out, e);
+}
+
+static inline void stmt_operand(const CStmtHooks *h, Buf *out, const KirExpr *e, int min) {
+  if (h->exprs) cprint_operand(h->exprs, out, e, min);
+  else
+    h->print_operand(out, e, min);
+}
+
+/* the statement at hand begins: no index printed in it yet (CIxText) */
+static inline void stmt_begins(const CStmtHooks *h) {
+  if (h->exprs && h->exprs->ix_text) *h->exprs->ix_text = (CIxText){0};
+}
+
 void cprint_loop_head(const CStmtHooks *h, Buf *out, const KirStmt *s) {
   buf_puts(out, "for (int ");
   buf_puts(out, s->loop.var);
   buf_puts(out, " = ");
-  h->print_whole(out, s->loop.init);
+  stmt_whole(h, out, s->loop.init);
   buf_puts(out, "; ");
   buf_puts(out, s->loop.var);
   buf_puts(out, " < ");
-  h->print_operand(out, s->loop.bound, kir_binop_prec[KB_LT] + 1);
+  stmt_operand(h, out, s->loop.bound, kir_binop_prec[KB_LT] + 1);
   buf_puts(out, "; ");
   buf_puts(out, s->loop.var);
   buf_puts(out, " += ");
-  h->print_whole(out, s->loop.step);
+  stmt_whole(h, out, s->loop.step);
   buf_puts(out, ") ");
 }
 
@@ -364,10 +408,11 @@ static void print_run(const CStmtHooks *h, Buf *out, const KirStmt *run, int ind
 
 /* the statement s from the current column, through its end of line */
 static void print_stmt(const CStmtHooks *h, Buf *out, const KirStmt *s, int indent, LineRec *rec) {
+  stmt_begins(h);
   DPIA_EXHAUSTIVE_BEGIN
   switch (s->kind) {
   case KS_DECL:
-    buf_puts(out, h->decl_space[s->decl.space]);
+    if (*h->decl_space[s->decl.space]) buf_puts(out, h->decl_space[s->decl.space]); /* private: none, no call */
     if (s->decl.is_volatile) buf_puts(out, h->volatile_word);
     if (s->decl.is_const) buf_puts(out, "const ");
     h->print_type(out, s->decl.type); /* const global float *xs_i: no space after the * */
@@ -380,20 +425,22 @@ static void print_stmt(const CStmtHooks *h, Buf *out, const KirStmt *s, int inde
     }
     if (s->decl.init) {
       buf_puts(out, " = ");
-      h->print_whole(out, s->decl.init);
+      stmt_whole(h, out, s->decl.init);
     }
     buf_putc(out, ';');
     print_trailing_comment(out, s);
     break;
   case KS_ASSIGN:
-    h->print_expr(out, s->assign.lhs);
+    stmt_expr(h, out, s->assign.lhs);
     buf_puts(out, " = ");
-    h->print_whole(out, s->assign.rhs);
+    stmt_whole(h, out, s->assign.rhs);
     buf_putc(out, ';');
     print_trailing_comment(out, s);
     break;
   case KS_VSTORE:
-    h->print_vstore(out, s);
+    if (h->exprs) h->print_vstore_by(h->exprs, out, s);
+    else
+      h->print_vstore(out, s);
     buf_putc(out, ';');
     print_trailing_comment(out, s);
     break;
@@ -407,7 +454,7 @@ static void print_stmt(const CStmtHooks *h, Buf *out, const KirStmt *s, int inde
     break;
   case KS_IF:
     buf_puts(out, "if (");
-    h->print_expr(out, s->cond.cond);
+    stmt_expr(h, out, s->cond.cond);
     buf_puts(out, ") ");
     if (s->cond.one_line) { /* the one statement, on this line */
       if (s->cond.body.first->kind == KS_RUN) INTERNAL("a run of steps as the one statement of a test");
@@ -427,10 +474,10 @@ static void print_stmt(const CStmtHooks *h, Buf *out, const KirStmt *s, int inde
     /* a call as a statement; anything else is cast to void, as C says
      * a value is discarded on purpose (-Wunused-value) */
     if (s->expr->kind == KE_CALL) {
-      h->print_expr(out, s->expr);
+      stmt_expr(h, out, s->expr);
     } else {
       buf_puts(out, "(void)");
-      h->print_operand(out, s->expr, PREC_UNARY);
+      stmt_operand(h, out, s->expr, PREC_UNARY);
     }
     buf_putc(out, ';');
     print_trailing_comment(out, s);
@@ -450,6 +497,7 @@ static void print_stmt(const CStmtHooks *h, Buf *out, const KirStmt *s, int inde
  * without its end of line, its expressions by eh (h->exprs with holes:
  * print_expr, print_whole and print_vstore print by h->exprs). */
 static void print_template_stmt(const CStmtHooks *h, const CExprHooks *eh, Buf *out, const KirStmt *s) {
+  stmt_begins(h);
   if (s->kind == KS_ASSIGN) {
     cprint_expr(eh, out, s->assign.lhs);
     buf_puts(out, " = ");
@@ -497,7 +545,7 @@ typedef struct SlotText {
 } SlotText;
 
 static void print_step_index(const CExprHooks *eh, Buf *out, const CHole *hole, const Ix *made, SlotText *kept,
-                             Buf *kept_text) {
+                             Buf *kept_text, CIxText *last) {
   bool paren = false; /* none where printed whole (min 0) */
   if (hole->min > 0) {
     KirExpr as = *hole->leaf;
@@ -505,6 +553,16 @@ static void print_step_index(const CExprHooks *eh, Buf *out, const CHole *hole, 
     paren = (eh->prec ? eh->prec(&as) : kir_prec(&as)) < hole->min;
   }
   if (paren) buf_putc(out, '(');
+  /* the index printed last again (a zip's two vector loads share their
+   * offset, and so a step's two holes their index): its text copied,
+   * which print_run's text keeps where it was (out only grows there; a
+   * buffer that grows keeps its old characters) */
+  if (last->ix == made) {
+    buf_put(out, out->data + last->at, last->len);
+    if (paren) buf_putc(out, ')');
+    return;
+  }
+  size_t at = out->len;
   SlotText *k = &kept[hole->slot];
   if (made->kind == IX_ADD && k->of != made->a) {
     k->of = made->a;
@@ -514,6 +572,7 @@ static void print_step_index(const CExprHooks *eh, Buf *out, const CHole *hole, 
   }
   if (!(made->kind == IX_ADD && ix_print_plus_constant(out, made, k->of, kept_text->data + k->at, k->len)))
     ix_print(out, made, eh->print_expr);
+  *last = (CIxText){made, NULL, at, out->len - at};
   if (paren) buf_putc(out, ')');
 }
 
@@ -570,6 +629,7 @@ static void print_run(const CStmtHooks *h, Buf *out, const KirStmt *run, int ind
   size_t step_text = 0;
   for (int i = 0; i < n; i++) step_text += lines[i].text.len + (size_t)lines[i].holes.n * 32;
   buf_reserve(out, step_text * (size_t)run->run.count);
+  CIxText last = {0}; /* the index printed last, at [at, at + len) of out */
   for (int64_t t = 0; t < run->run.count; t++) {
     const Ix *const *row = kir_run_row(run, t);
     for (int i = 0; i < n; i++) {
@@ -578,7 +638,7 @@ static void print_run(const CStmtHooks *h, Buf *out, const KirStmt *run, int ind
       for (int k = 0; k < line->holes.n; k++) {
         const CHole *hole = &line->holes.hole[k];
         buf_put(out, line->text.data + from, hole->at - from);
-        print_step_index(h->exprs, out, hole, row[hole->slot], kept, &kept_text);
+        print_step_index(h->exprs, out, hole, row[hole->slot], kept, &kept_text, &last);
         from = hole->at;
       }
       buf_put(out, line->text.data + from, line->text.len - from);

@@ -45,6 +45,13 @@ void cprint_table(Buf *out, const char *head, const char *name, const KirTable *
  * polynomials, operators with no redundant parentheses, ?:, elements,
  * fields, calls of foreign functions, scalar casts) is shared. */
 typedef struct CHoles CHoles;
+/* The text of the index node printed last in the statement at hand: at
+ * [at, at + len) of the text whose characters are data (print_ix) */
+typedef struct CIxText {
+  const Ix *ix;
+  const char *data;
+  size_t at, len;
+} CIxText;
 typedef struct CExprHooks {
   /* the backend's own print_expr (index polynomials print their atoms
    * through it) and print_type */
@@ -60,6 +67,11 @@ typedef struct CExprHooks {
   /* NULL but while a run's template statement is printed (print_run):
    * the index nodes that differ from step to step, each left as a hole */
   CHoles *holes;
+  /* NULL but while a kernel's statements are printed by hooks of its own
+   * (CStmtHooks.exprs): the index printed last in the statement, whose
+   * text the same node printed again copies (a zip's two vector loads
+   * share their offset: translation throughput, BENCHMARKS.md) */
+  CIxText *ix_text;
 } CExprHooks;
 
 /* e, and e as an operand that needs a precedence of at least min */
@@ -95,7 +107,8 @@ typedef struct CStmtHooks {
   /* A backend that prints runs of steps (Backend.prints_runs): the
    * expression hooks print_expr, print_operand and print_whole print by
    * (print_whole printing as print_expr does), and a KS_VSTORE by given
-   * hooks (print_vstore's).  NULL: the backend prints no run. */
+   * hooks (print_vstore's); the statements print their expressions by
+   * them.  NULL: the backend prints no run. */
   const CExprHooks *exprs;
   void (*print_vstore_by)(const CExprHooks *h, Buf *out, const KirStmt *s);
 } CStmtHooks;

@@ -142,10 +142,9 @@ static void print_vstore(Buf *out, const KirStmt *s) { print_vstore_by(&expr_hoo
 
 /* KS_BARRIER: barrier(fences) (OpenCL C 6.15.8) */
 static void print_barrier(Buf *out, const KirStmt *s) {
-  emit(out, "barrier(%s)",
-       s->barrier.local && s->barrier.global ? "CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE"
-       : s->barrier.local                    ? "CLK_LOCAL_MEM_FENCE"
-                                             : "CLK_GLOBAL_MEM_FENCE");
+  buf_puts(out, s->barrier.local && s->barrier.global ? "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)"
+                : s->barrier.local                    ? "barrier(CLK_LOCAL_MEM_FENCE)"
+                                                      : "barrier(CLK_GLOBAL_MEM_FENCE)");
 }
 
 static const CStmtHooks stmt_hooks = {
@@ -257,8 +256,15 @@ static void print_kernel_lines(const KirKernel *k, NameSet *defined, Buf *out, L
   }
   cprint_params(out, start, k, print_param);
   buf_puts(out, ") {\n");
-  cprint_block(&stmt_hooks, out, &k->locals, 1, rec);
-  cprint_block(&stmt_hooks, out, &k->body, 1, rec);
+  /* the statements by hooks of their own, which keep the text of the
+   * index each printed last (CExprHooks.ix_text) */
+  CIxText kept = {0};
+  CExprHooks exprs = expr_hooks;
+  exprs.ix_text = &kept;
+  CStmtHooks stmts = stmt_hooks;
+  stmts.exprs = &exprs;
+  cprint_block(&stmts, out, &k->locals, 1, rec);
+  cprint_block(&stmts, out, &k->body, 1, rec);
   buf_puts(out, "}\n");
 }
 

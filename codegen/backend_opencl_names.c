@@ -205,12 +205,53 @@ static void add_head(unsigned char first, unsigned char second) {
 
 static void add_head_of(const char *name) { add_head((unsigned char)name[0], name[0] ? (unsigned char)name[1] : 0); }
 
+/* The heads of three characters, for a name whose first two are taken:
+ * the key (head3_key) of each listed name's first three characters (NUL
+ * after its end) and each family's head, a family that takes any third
+ * character (_ and a capital, __) keyed with HEAD3_ANY there.  Of the
+ * names the code generator asks about whose first two bytes a list has,
+ * many have three no list nor family has (acc: ac as acos, but no
+ * reserved name begins acc), and two probes answer for them (translation
+ * throughput, BENCHMARKS.md).  Open addressing, built with the index. */
+enum { HEADS3_SIZE = 2048, HEAD3_ANY = 0x100 }; /* a power of two, under half full */
+_Static_assert(2 * (DPIA_COUNTOF(opencl_keywords) + DPIA_COUNTOF(opencl_types) + DPIA_COUNTOF(opencl_functions) +
+                    DPIA_COUNTOF(opencl_macros) + 64) <=
+                   HEADS3_SIZE,
+               "the three-character heads' index is too small");
+static uint32_t heads3[HEADS3_SIZE]; /* 0: empty (a key is never 0) */
+
+/* c2 a character or HEAD3_ANY; c1 and c2 0 past a name's end */
+static uint32_t head3_key(unsigned c0, unsigned c1, unsigned c2) { return 1u << 31 | c2 << 16 | c1 << 8 | c0; }
+
+static uint32_t *heads3_slot(uint32_t key) {
+  uint32_t h = (key * 2654435761u) >> 21; /* HEADS3_SIZE's 11 bits */
+  while (heads3[h] && heads3[h] != key) h = (h + 1) & (HEADS3_SIZE - 1);
+  return &heads3[h];
+}
+
+static void add_head3(unsigned c0, unsigned c1, unsigned c2) { *heads3_slot(head3_key(c0, c1, c2)) = head3_key(c0, c1, c2); }
+
+static void add_head3_of(const char *name) {
+  unsigned c0 = (unsigned char)name[0], c1 = c0 ? (unsigned char)name[1] : 0, c2 = c1 ? (unsigned char)name[2] : 0;
+  add_head3(c0, c1, c2);
+}
+
+/* Can a list or a family match name, whose first two bytes one's do (its
+ * first three are one's, or its first two a family's that takes any
+ * third: a family of _, build_listed's)? */
+static bool head3_taken(const char *name) {
+  unsigned c0 = (unsigned char)name[0], c1 = c0 ? (unsigned char)name[1] : 0, c2 = c1 ? (unsigned char)name[2] : 0;
+  /* (only a family of _ takes any third character) */
+  return *heads3_slot(head3_key(c0, c1, c2)) || (c0 == '_' && *heads3_slot(head3_key(c0, c1, HEAD3_ANY)));
+}
+
 static void add_list(const char *const *table, size_t n, unsigned char list) {
   for (size_t i = 0; i < n; i++) {
     uint32_t h = listed_slot(table[i]);
     listed[h].name = table[i];
     listed[h].lists |= list;
     add_head_of(table[i]);
+    add_head3_of(table[i]);
   }
 }
 
@@ -219,12 +260,31 @@ static void build_listed(void) {
   add_list(opencl_types, DPIA_COUNTOF(opencl_types), LIST_TYPE);
   add_list(opencl_functions, DPIA_COUNTOF(opencl_functions), LIST_FUNCTION);
   add_list(opencl_macros, DPIA_COUNTOF(opencl_macros), LIST_MACRO);
-  /* the families matched by their shape, in opencl_name_use_each's order */
-  for (unsigned char capital = 'A'; capital <= 'Z'; capital++) add_head('_', capital);
-  for (size_t i = 0; i < DPIA_COUNTOF(opencl_prefixes); i++) add_head_of(opencl_prefixes[i][0]);
-  for (size_t i = 0; i < DPIA_COUNTOF(opencl_scalars); i++) add_head_of(opencl_scalars[i]);
-  for (size_t i = 0; i < DPIA_COUNTOF(vector_forms); i++) add_head_of(vector_forms[i].head);
-  for (size_t i = 0; i < DPIA_COUNTOF(opencl_shape_heads); i++) add_head_of(opencl_shape_heads[i]);
+  /* the families matched by their shape, in opencl_name_use_each's order
+   * (each head of at least two characters, but __ and _ with a capital,
+   * which take any third) */
+  for (unsigned char capital = 'A'; capital <= 'Z'; capital++) {
+    add_head('_', capital);
+    add_head3('_', capital, HEAD3_ANY);
+  }
+  for (size_t i = 0; i < DPIA_COUNTOF(opencl_prefixes); i++) {
+    add_head_of(opencl_prefixes[i][0]);
+    if (strlen(opencl_prefixes[i][0]) >= 3) add_head3_of(opencl_prefixes[i][0]);
+    else
+      add_head3((unsigned char)opencl_prefixes[i][0][0], (unsigned char)opencl_prefixes[i][0][1], HEAD3_ANY);
+  }
+  for (size_t i = 0; i < DPIA_COUNTOF(opencl_scalars); i++) {
+    add_head_of(opencl_scalars[i]);
+    add_head3_of(opencl_scalars[i]);
+  }
+  for (size_t i = 0; i < DPIA_COUNTOF(vector_forms); i++) {
+    add_head_of(vector_forms[i].head);
+    add_head3_of(vector_forms[i].head);
+  }
+  for (size_t i = 0; i < DPIA_COUNTOF(opencl_shape_heads); i++) {
+    add_head_of(opencl_shape_heads[i]);
+    add_head3_of(opencl_shape_heads[i]);
+  }
 }
 
 /* Can a list or a family match name (its head is one of theirs)? */
@@ -390,7 +450,7 @@ static __attribute__((noinline)) const char *name_use_of_taken_head(const char *
  * rest are asked in a function of their own, so that the free names' path
  * saves no registers. */
 const char *opencl_name_use(const char *name) {
-  if (head_taken(name)) return name_use_of_taken_head(name);
+  if (head_taken(name) && head3_taken(name)) return name_use_of_taken_head(name);
   for (const char *c = name; *c; c++) /* most names are short: no call */
     if (*c == '\'') return "not an OpenCL C identifier (C names have no ')";
   return NULL;

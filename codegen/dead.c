@@ -37,7 +37,16 @@
  * variable of the same name declared in an earlier block is judged by its
  * own reads.  Dropping a variable's assignments can leave another one
  * unread (x in priv[2] = x + x): the walk is repeated until it drops
- * nothing. */
+ * nothing.
+ *
+ * Whether a variable is assigned after its declaration is asked only of
+ * one nothing reads (is_dead, drop_writes), by a walk of its scope: the
+ * statements after the declaration in its block and the blocks inside
+ * them, in which, without shadowing, every assignment to its name is to
+ * it.  (A set of the names assigned, kept through the walk as the names
+ * read are, cost a hash at every assignment and declaration of every
+ * kernel for a question most never ask: translation throughput,
+ * BENCHMARKS.md.) */
 #include "kir.h"
 
 #include <string.h>
@@ -46,7 +55,6 @@ typedef struct Dead {
   Arena *arena;
   NameSet foreign; /* the foreign functions the kernel calls */
   NameSet read;    /* names the statements after the current one read */
-  NameSet written; /* names they assign to (the variable of an l-value) */
   bool changed;    /* a declaration or an assignment was dropped */
   const Ix *last_ix; /* the index tree whose names read was noted last (names_read) */
 } Dead;
@@ -264,7 +272,6 @@ static inline void note_lvalue(Dead *d, const KirExpr *lhs) {
     note_reads(d, lhs);
     return;
   }
-  mark(&d->written, var);
   for (const KirExpr *e = lhs; e->kind != KE_VAR;) {
     if (e->kind == KE_INDEX) {
       note_reads(d, e->index.at);
@@ -295,6 +302,19 @@ static bool run_assigns(const KirStmt *run, const char *var) {
   for (const KirStmt *t = run->run.body.first; t; t = t->next) {
     const char *assigned = t->kind == KS_ASSIGN ? kir_lvalue_var(t->assign.lhs) : NULL;
     if (assigned && strcmp(assigned, var) == 0) return true;
+  }
+  return false;
+}
+
+/* Is var assigned from s on (in its block, and the blocks inside): what
+ * drop_writes would replace? */
+static bool assigned_from(const KirStmt *s, const char *var) {
+  for (; s; s = s->next) {
+    if (s->kind == KS_RUN && run_assigns(s, var)) return true;
+    const char *assigned = s->kind == KS_ASSIGN ? kir_lvalue_var(s->assign.lhs) : NULL;
+    if (assigned && strcmp(assigned, var) == 0) return true;
+    const KirBlock *inner = kir_body((KirStmt *)s);
+    if (inner && assigned_from(inner->first, var)) return true;
   }
   return false;
 }
@@ -342,7 +362,7 @@ static void note_run(Dead *d, const KirStmt *run) {
 static bool is_dead(const Dead *d, const KirStmt *s) {
   if (s->decl.space != KSP_PRIVATE || nameset_has(&d->read, s->decl.name)) return false;
   /* an assignment through a pointer writes what it points to */
-  return s->decl.type->kind != KTY_POINTER || !nameset_has(&d->written, s->decl.name);
+  return s->decl.type->kind != KTY_POINTER || !assigned_from(s->next, s->decl.name);
 }
 
 static void walk_block(Dead *d, KirBlock *b);
@@ -357,7 +377,7 @@ static void walk_stmt(Dead *d, KirBlock *b, KirStmt *prev, KirStmt *s) {
     const char *name = s->decl.name;
     bool dead = is_dead(d, s);
     if (dead) {
-      if (nameset_has(&d->written, name)) drop_writes(d, b, s->next, s, name);
+      drop_writes(d, b, s->next, s, name); /* none where it is not assigned */
       KirBlock fx = {0};
       keep_effects(d, s->decl.init, &fx);
       for (KirStmt *e = fx.first; e; e = e->next) note_reads(d, e->expr);
@@ -366,7 +386,6 @@ static void walk_stmt(Dead *d, KirBlock *b, KirStmt *prev, KirStmt *s) {
     }
     /* before its declaration, the name is not this variable's */
     unmark(d, &d->read, name);
-    unmark(d, &d->written, name);
     if (!dead) note_reads(d, s->decl.init);
     return;
   }
@@ -392,7 +411,6 @@ static void walk_stmt(Dead *d, KirBlock *b, KirStmt *prev, KirStmt *s) {
     }
     walk_block(d, &s->loop.body);
     unmark(d, &d->read, s->loop.var);
-    unmark(d, &d->written, s->loop.var);
     if (!s->loop.body.first && !has_effect(d, s->loop.init) && !has_effect(d, s->loop.bound) &&
         !has_effect(d, s->loop.step)) {
       replace(b, prev, s, none);
@@ -463,14 +481,13 @@ static void walk_block(Dead *d, KirBlock *b) {
 }
 
 void kir_drop_dead(Arena *a, KirKernel *k) {
-  Dead d = {.arena = a, .foreign = {.arena = a}, .read = {.arena = a}, .written = {.arena = a}};
+  Dead d = {.arena = a, .foreign = {.arena = a}, .read = {.arena = a}};
   for (int i = 0; i < k->nforeigns; i++) mark(&d.foreign, k->foreigns[i]->name);
   do {
     d.changed = false;
     walk_block(&d, &k->body);
     /* what is left are the kernel's own names (parameters, local buffers) */
     d.read = (NameSet){.arena = a};
-    d.written = (NameSet){.arena = a};
     d.last_ix = NULL;
   } while (d.changed);
 }

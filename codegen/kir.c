@@ -580,13 +580,36 @@ void kir_stepping_loops(const KirKernel *k, unsigned *global_steps, unsigned *lo
 
 /* ---- invariants (checked after lowering in debug builds) ---- */
 
+/* No shadowing (spec section 8) is checked with one look-up a
+ * declaration and none when a scope ends: each scope (a block, a loop's
+ * variable with its body) has a serial, open until the scope ends, and
+ * each name keeps, as its NameSet hint, the serial of the scope of its
+ * last declaration (KIR_SCOPE_KERNEL: a parameter, a top-level name or a
+ * local buffer; 0: none).  A name is visible where that scope is still
+ * open: until the first violation, no two declarations of a name are in
+ * open scopes at once (the later one would be that violation), so the
+ * last one's scope is the only one that can be, which is what a multiset
+ * of the names in scope, each taken out at its scope's end, tells
+ * (translation throughput, BENCHMARKS.md: the taking out hashed each name
+ * again). */
+enum { KIR_SCOPE_KERNEL = 1 };
+
 typedef struct KirCheck {
   Arena *arena;
   const KirKernel *k; /* its struct typedefs: the types of fields */
-  NameSet visible;   /* names declared and in scope: no shadowing (spec section 8) */
+  NameSet declared;   /* each name's hint: its last declaration's scope serial */
+  bool *open;         /* by scope serial: not ended yet */
+  int nscopes, capscopes;
   NameSet divergent; /* variables holding a work-item's own id */
   const char *why;   /* the first violation */
 } KirCheck;
+
+/* a new scope's serial, open */
+static int scope_begin(KirCheck *c) {
+  c->open = kir_grown(c->arena, c->open, c->nscopes, &c->capscopes, sizeof *c->open);
+  c->open[c->nscopes] = true;
+  return c->nscopes++;
+}
 
 /* does e depend on which work-item of its group evaluates it? */
 static bool divergent_expr(const KirCheck *c, const KirExpr *e) {
@@ -694,22 +717,31 @@ static bool field_typed(const KirCheck *c, const KirExpr *e) {
  * (get_local_id(0) == 0) or read into an int (int gid =
  * get_global_id(0)).  Every node typed as its operands say
  * (kir_type_violation), a field as its struct's typedef says. */
+/* leaf e (kir_expr_is_leaf): its type rule, asked only where
+ * kir_leaf_typed cannot tell, and an index's expression atoms */
+static inline void check_leaf(KirCheck *c, const KirExpr *e) {
+  if (!kir_leaf_typed(e)) {
+    const char *mistyped = kir_type_violation_of(c->arena, e, 0, NULL);
+    if (mistyped) violation(c, mistyped);
+  }
+  if (e->kind == KE_IX) check_ix(c, e->ix);
+}
+
 static void check_expr(KirCheck *c, const KirExpr *e) {
-  /* the last child is the loop's next node, not a call (translation
+  /* the last child is the loop's next node, not a call, and a leaf is
+   * checked where it is met, not in a call of its own (translation
    * throughput, BENCHMARKS.md): the nodes are checked in the same order */
   while (e && !c->why) {
-    /* the children once, for the type rule and the walk (a leaf has none) */
+    if (kir_expr_is_leaf(e)) {
+      check_leaf(c, e);
+      return;
+    }
+    /* the children once, for the type rule and the walk */
     const KirExpr *buf[3], *const *sub = buf;
-    int n = e->kind == KE_VAR || e->kind == KE_INT || e->kind == KE_LIT || e->kind == KE_QUERY
-                ? 0
-                : kir_expr_children(e, buf, &sub);
+    int n = kir_expr_children(e, buf, &sub);
     const char *mistyped = kir_type_violation_of(c->arena, e, n, sub);
     if (!mistyped && e->kind == KE_MEMBER && !field_typed(c, e)) mistyped = "a field not of its struct's field type";
     if (mistyped) violation(c, mistyped);
-    if (e->kind == KE_IX) {
-      check_ix(c, e->ix);
-      return;
-    }
     if (e->kind == KE_BINARY) {
       const KirExpr *l = e->bin.lhs, *r = e->bin.rhs;
       bool compare = e->bin.op == KB_LT || e->bin.op == KB_LE || e->bin.op == KB_GT || e->bin.op == KB_GE ||
@@ -718,27 +750,33 @@ static void check_expr(KirCheck *c, const KirExpr *e) {
         violation(c, "a comparison of an unsigned work-item function with a signed value");
     }
     if (n == 0) return;
-    for (int i = 0; i + 1 < n; i++) check_expr(c, sub[i]);
+    for (int i = 0; i + 1 < n && !c->why; i++) {
+      if (kir_expr_is_leaf(sub[i])) check_leaf(c, sub[i]);
+      else
+        check_expr(c, sub[i]);
+    }
     e = sub[n - 1];
   }
 }
 
-static void declare(KirCheck *c, const char *name, Vec *scope) {
-  if (nameset_add_had(&c->visible, name))
+/* name declared in the scope of serial scope */
+static void declare(KirCheck *c, const char *name, int scope) {
+  int *last = nameset_hint(&c->declared, name);
+  if (*last > 0 && c->open[*last])
     violation(c, arena_printf(c->arena, "'%s' is declared where a variable of that name is visible", name));
-  vec_push(c->arena, scope, (void *)name);
+  *last = scope;
 }
 
 /* Barriers only where every work-item of the group gets equally often
  * (spec section 5): not in a loop over work-items nor under a test of a
  * work-item's id. */
 static void check_block(KirCheck *c, const KirBlock *b, bool diverged) {
-  Vec scope = {0};
+  int scope = scope_begin(c);
   for (const KirStmt *s = b->first; s && !c->why; s = s->next) {
     DPIA_EXHAUSTIVE_BEGIN
     switch (s->kind) {
     case KS_DECL:
-      declare(c, s->decl.name, &scope);
+      declare(c, s->decl.name, scope);
       check_expr(c, s->decl.init);
       if (divergent_expr(c, s->decl.init)) nameset_add(&c->divergent, s->decl.name);
       break;
@@ -754,8 +792,8 @@ static void check_block(KirCheck *c, const KirBlock *b, bool diverged) {
     case KS_EXPR: check_expr(c, s->expr); break;
     case KS_COMMENT: break;
     case KS_FOR: {
-      Vec inner = {0};
-      declare(c, s->loop.var, &inner);
+      int inner = scope_begin(c);
+      declare(c, s->loop.var, inner);
       check_expr(c, s->loop.init);
       check_expr(c, s->loop.bound);
       check_expr(c, s->loop.step);
@@ -764,7 +802,7 @@ static void check_block(KirCheck *c, const KirBlock *b, bool diverged) {
       if (by_items || divergent_expr(c, s->loop.init) || divergent_expr(c, s->loop.bound))
         nameset_add(&c->divergent, s->loop.var);
       check_block(c, &s->loop.body, diverged || by_items || divergent_expr(c, s->loop.bound));
-      for (int i = 0; i < inner.len; i++) nameset_remove(&c->visible, inner.items[i]);
+      c->open[inner] = false;
       break;
     }
     case KS_IF:
@@ -802,16 +840,19 @@ static void check_block(KirCheck *c, const KirBlock *b, bool diverged) {
     const char *mistyped = kir_stmt_type_violation(s);
     if (mistyped) violation(c, mistyped);
   }
-  for (int i = 0; i < scope.len; i++) nameset_remove(&c->visible, scope.items[i]);
+  c->open[scope] = false;
 }
 
 const char *kir_invariant_violation(Arena *a, const KirKernel *k) {
-  KirCheck c = {.arena = a, .k = k, .visible = {.arena = a}, .divergent = {.arena = a}};
-  for (int i = 0; i < k->nparams; i++) nameset_add(&c.visible, k->params[i].name);
-  for (int i = 0; i < k->ntops; i++) nameset_add(&c.visible, k->tops[i].name);
+  KirCheck c = {.arena = a, .k = k, .declared = {.arena = a}, .divergent = {.arena = a}};
+  int none = scope_begin(&c); /* serial 0: no declaration */
+  c.open[none] = false;
+  if (scope_begin(&c) != KIR_SCOPE_KERNEL) INTERNAL("the KIR check's kernel scope is not its first");
+  for (int i = 0; i < k->nparams; i++) *nameset_hint(&c.declared, k->params[i].name) = KIR_SCOPE_KERNEL;
+  for (int i = 0; i < k->ntops; i++) *nameset_hint(&c.declared, k->tops[i].name) = KIR_SCOPE_KERNEL;
   check_block(&c, &k->locals, false);
   /* the local buffers stay in scope for the body */
-  for (const KirStmt *s = k->locals.first; s; s = s->next) nameset_add(&c.visible, s->decl.name);
+  for (const KirStmt *s = k->locals.first; s; s = s->next) *nameset_hint(&c.declared, s->decl.name) = KIR_SCOPE_KERNEL;
   check_block(&c, &k->body, false);
   return c.why;
 }

@@ -694,6 +694,28 @@ const char *kir_type_violation(Arena *a, const KirExpr *e);
 /* the same, given e's n children sub (kir_expr_children): for a walk
  * that has them already (kir_invariant_violation's) */
 const char *kir_type_violation_of(Arena *a, const KirExpr *e, int n, const KirExpr *const *sub);
+/* A leaf of an expression (no operands: kir_expr_children gives none). */
+static inline bool kir_expr_is_leaf(const KirExpr *e) {
+  return e->kind == KE_INT || e->kind == KE_VAR || e->kind == KE_LIT || e->kind == KE_IX || e->kind == KE_QUERY;
+}
+/* A leaf e typed as kir_type_violation_of's rule wants, told without a
+ * call (most nodes the KIR check meets are leaves: translation throughput,
+ * BENCHMARKS.md): true only where that rule finds nothing (a variable of
+ * any type, an int constant, index or query of type int, a literal of its
+ * scalar's own type object); false where the rule must be asked (then it
+ * gives the message).  tests/unit/test_kir.c compares the two. */
+static inline bool kir_leaf_typed(const KirExpr *e) {
+  const KirType *t = e->type;
+  if (!t) return false;
+  switch (e->kind) {
+  case KE_VAR: return true;
+  case KE_INT:
+  case KE_IX:
+  case KE_QUERY: return t->kind == KTY_SCALAR && t->width == 1 && t->scalar == SC_INT;
+  case KE_LIT: return t == kir_scalar1(e->lit.scalar);
+  default: return false;
+  }
+}
 /* Why statement s's expressions disagree with where they go, or NULL: a
  * declaration's initial value and an assignment's right-hand side of the
  * variable's type (or its scalar, broadcast), a vstore's value a vector

@@ -312,6 +312,15 @@ static void test_invariants(Tester *t) {
   kir_append(&k4.body, loop(a, "i", kir_int(a, 0), kir_int(a, 1)));
   kir_append(&k4.body, loop(a, "i", kir_int(a, 0), kir_int(a, 1)));
   EXPECT(kir_invariant_violation(a, &k4) == NULL);
+  /* ... and two blocks' bodies each declare x, after which a loop may
+   * too: a scope's names are gone when it ends */
+  for (int i = 0; i < 2; i++) {
+    KirStmt *b = kir_stmt(a, KS_BLOCK);
+    kir_append(&b->block.body, decl(a, "x", kir_int(a, 0)));
+    kir_append(&k4.body, b);
+  }
+  kir_append(&k4.body, loop(a, "x", kir_int(a, 0), kir_int(a, 1)));
+  EXPECT(kir_invariant_violation(a, &k4) == NULL);
   /* ... but not one inside the other (the loop's own variable declared
    * again in its body) */
   KirStmt *outer = loop(a, "j", kir_int(a, 0), kir_int(a, 1));
@@ -468,6 +477,75 @@ static void test_mistyped(Tester *t) {
   /* a cast between widths */
   why = violation_of(a, kir_lane(a, kir_cast(a, f4, m), 0, 4));
   EXPECT(why && strstr(why, "cast"));
+  /* a leaf typed otherwise than its kind says, where its parent takes it
+   * (the check's leaves go by kir_leaf_typed first): an index and a
+   * constant typed float, a literal of another scalar's type */
+  KirExpr *ix = NEW(a, KirExpr);
+  *ix = *kir_ix(a, ix_var(&t->ix, "i"));
+  ix->type = kir_scalar1(SC_FLOAT);
+  why = violation_of(a, kir_binary(a, KB_MUL, kir_lane(a, v, 0, 4), ix));
+  EXPECT(why && strstr(why, "not an int"));
+  KirExpr *k = NEW(a, KirExpr);
+  *k = *kir_int(a, 2);
+  k->type = kir_scalar1(SC_FLOAT);
+  why = violation_of(a, k);
+  EXPECT(why && strstr(why, "not an int"));
+  KirExpr *lit = NEW(a, KirExpr);
+  *lit = *kir_lit(a, (KirLit){SC_INT, 1, 0});
+  lit->type = kir_scalar1(SC_FLOAT);
+  why = violation_of(a, kir_binary(a, KB_ADD, kir_lane(a, v, 1, 4), lit));
+  EXPECT(why && strstr(why, "literal"));
+}
+
+/* kir_leaf_typed (kir.h), the KIR check's answer for a leaf without a
+ * call of the type rule: a yes must be the rule's (no violation), and it
+ * must say yes to the leaves lowering makes (else it spares nothing).
+ * Every leaf kind with types of every kind, the rule's own objects and
+ * equal ones built apart, and none. */
+static void test_leaf_types(Tester *t) {
+  Arena *a = t->a;
+  const KirType *types[] = {NULL,
+                            kir_scalar1(SC_INT),
+                            kir_scalar1(SC_FLOAT),
+                            kir_scalar1(SC_BOOL),
+                            kir_scalar1(SC_DOUBLE),
+                            kir_scalar_type(a, SC_INT, 1),
+                            kir_scalar_type(a, SC_FLOAT, 1),
+                            kir_scalar_type(a, SC_INT, 4),
+                            kir_scalar_type(a, SC_BOOL, 2),
+                            kir_pointer_type(a, kir_scalar1(SC_INT), KSP_GLOBAL, false),
+                            kir_pointer_type(a, kir_scalar1(SC_FLOAT), KSP_LOCAL, true),
+                            kir_struct_type(a, "pair_float_int")};
+  const KirExpr *shapes[] = {kir_int(a, 7),
+                             ivar(a, "n"),
+                             kir_lit(a, (KirLit){SC_FLOAT, 0, 2.0}),
+                             kir_lit(a, (KirLit){SC_INT, 3, 0}),
+                             kir_lit(a, (KirLit){SC_BOOL, 1, 0}),
+                             kir_lit(a, (KirLit){SC_DOUBLE, 0, 0.5}),
+                             kir_ix(a, ix_add(&t->ix, ix_var(&t->ix, "i"), ix_const(&t->ix, 1))),
+                             kir_query(a, KQ_GLOBAL_ID, 0),
+                             kir_query(a, KQ_LOCAL_SIZE, 1)};
+  int wrong = 0, told = 0, leaves = 0;
+  for (size_t s = 0; s < DPIA_COUNTOF(shapes); s++) {
+    EXPECT(kir_expr_is_leaf(shapes[s]));
+    /* as the constructor typed it: told without the rule */
+    EXPECT(kir_leaf_typed(shapes[s]));
+    for (size_t k = 0; k < DPIA_COUNTOF(types); k++) {
+      KirExpr *e = NEW(a, KirExpr);
+      *e = *shapes[s];
+      e->type = types[k];
+      bool fast = kir_leaf_typed(e);
+      bool rule = types[k] && kir_type_violation(a, e) == NULL;
+      wrong += fast && !rule;
+      told += fast;
+      leaves++;
+    }
+  }
+  EXPECT(wrong == 0);
+  EXPECT(told > 20 && told < leaves); /* both answers were given */
+  /* not a leaf: the rule's own */
+  EXPECT(!kir_expr_is_leaf(kir_unary(a, '-', ivar(a, "n"))));
+  EXPECT(!kir_leaf_typed(kir_unary(a, '-', ivar(a, "n"))));
 }
 
 /* ---- dropping dead bindings (dead.c) ---- */
@@ -546,6 +624,23 @@ static void test_dead_bindings(Tester *t) {
   kir_append(&k3.body, p);
   kir_append(&k3.body, assign(a, elem(a, "p", 0), flit(a, 1)));
   DROPPED(&k3, "  global float *p = out + 1;\n  p[0] = 1.0f;\n}\n");
+  /* ... where it is written in a block inside the pointer's (dead.c,
+   * assigned_from), and one written before its loop's next step too;
+   * one nothing writes through goes */
+  KirKernel k3b = {.name = "k", .comment = "k", .nparams = 2, .params = ps};
+  KirStmt *q = fdecl(a, "q", -1, kir_binary(a, KB_PTR_ADD, pvar(a, "out"), kir_int(a, 2)));
+  q->decl.type = p->decl.type;
+  KirStmt *r = fdecl(a, "r", -1, kir_binary(a, KB_PTR_ADD, pvar(a, "out"), kir_int(a, 3)));
+  r->decl.type = p->decl.type;
+  kir_append(&k3b.body, q);
+  kir_append(&k3b.body, r);
+  KirStmt *inner = kir_stmt(a, KS_BLOCK);
+  KirStmt *steps = loop(a, "i", kir_int(a, 0), kir_int(a, 1));
+  kir_append(&steps->loop.body, assign(a, elem(a, "q", 0), flit(a, 2)));
+  kir_append(&inner->block.body, steps);
+  kir_append(&k3b.body, inner);
+  /* (the block, declaring nothing, is its statements) */
+  DROPPED(&k3b, "  global float *q = out + 2;\n  for (int i = 0; i < N; i += 1) {\n    q[0] = 2.0f;\n  }\n}\n");
 
   /* a foreign function's call stays, a statement of its own; one under a
    * condition keeps its condition */
@@ -721,6 +816,66 @@ static void test_ix_exprs_flag(Tester *t) {
   }
   EXPECT(wrong == 0);
   EXPECT(with > 50 && without > 50); /* both kinds of tree were made */
+}
+
+/* ---- an index's text copied where its node is printed again ----
+ * The OpenCL backend prints a kernel's statements by hooks that keep the
+ * text of the index printed last in the statement (backend_c.c,
+ * CExprHooks.ix_text); each expression printed alone by the backend's
+ * print_expr keeps none.  On pseudo-random statements whose expressions
+ * share index nodes (within a statement and across), under a unary minus
+ * (whose operand is printed into a buffer of its own) and in vector
+ * loads and elements, the kernel's lines must be the expressions' texts. */
+static const KirExpr *shared_ix_expr(Tester *t, uint32_t *seed, const KirExpr *const *pool, int depth) {
+  Arena *a = t->a;
+  switch (next_random(seed) % (depth > 0 ? 7 : 2)) {
+  case 0: return pool[next_random(seed) % 4];
+  case 1: return ivar(a, read_pool[next_random(seed) % READ_POOL]);
+  case 2: return kir_unary(a, '-', shared_ix_expr(t, seed, pool, depth - 1));
+  case 3: return kir_binary(a, KB_MUL, shared_ix_expr(t, seed, pool, depth - 1), shared_ix_expr(t, seed, pool, depth - 1));
+  case 4: return kir_vload(a, 4, shared_ix_expr(t, seed, pool, depth - 1), pvar(a, "xs"));
+  case 5: return kir_index(a, pvar(a, "ys"), shared_ix_expr(t, seed, pool, depth - 1));
+  default:
+    return kir_binary(a, KB_SUB, shared_ix_expr(t, seed, pool, depth - 1), shared_ix_expr(t, seed, pool, depth - 1));
+  }
+}
+
+static void test_printed_indices(Tester *t) {
+  Arena *a = t->a;
+  IxCtx *x = &t->ix;
+  const Ix *i4j = ix_add(x, ix_mul(x, ix_var(x, "i"), ix_const(x, 4)), ix_var(x, "j"));
+  const Ix *i1 = ix_add(x, ix_var(x, "i"), ix_const(x, 1));
+  const KirExpr *pool[4] = {kir_ix(a, i4j), kir_ix(a, i4j), kir_ix(a, i1), kir_ix(a, ix_var(x, "k"))};
+  KirParam ps[1] = {{0, kir_scalar1(SC_FLOAT), "out", false, false, false}};
+  uint32_t seed = 23;
+  int differ = 0, shared = 0;
+  for (int n = 0; n < 60; n++) {
+    KirKernel k = {.name = "k", .comment = "k", .nparams = 1, .params = ps};
+    Buf want;
+    buf_init(&want, a);
+    for (int j = 0; j < 6; j++) {
+      KirStmt *s = assign(a, kir_index(a, pvar(a, "out"), pool[next_random(&seed) % 4]),
+                          shared_ix_expr(t, &seed, pool, 1 + (n + j) % 4));
+      kir_append(&k.body, s);
+      buf_puts(&want, "  ");
+      backend_of(TARGET_OPENCL)->print_expr(&want, s->assign.lhs);
+      buf_puts(&want, " = ");
+      backend_of(TARGET_OPENCL)->print_expr(&want, s->assign.rhs);
+      buf_puts(&want, ";\n");
+    }
+    Buf got;
+    buf_init(&got, a);
+    backend_of(TARGET_OPENCL)->print_kernel(&k, NULL, &got);
+    const char *body = strstr(got.data, ") {\n");
+    size_t len = body ? strlen(body + 4) : 0;
+    differ += !body || len != want.len + 2 || strncmp(body + 4, want.data, want.len) != 0;
+    /* an index of the pool printed twice in one line: the text copied */
+    for (const char *line = want.data; line; line = strchr(line + 1, '\n'))
+      shared += strstr(line, "i*4 + j") && strstr(strstr(line, "i*4 + j") + 1, "i*4 + j") &&
+                (!strchr(line + 1, '\n') || strstr(strstr(line, "i*4 + j") + 1, "i*4 + j") < strchr(line + 1, '\n'));
+  }
+  EXPECT(differ == 0);
+  EXPECT(shared > 20); /* the same index printed again in a statement */
 }
 
 /* ---- whether partition has work (partition_work.c) ----
@@ -1154,6 +1309,7 @@ int main(void) {
   test_invariants(t);
   test_expression_types(t);
   test_mistyped(t);
+  test_leaf_types(t);
   test_dead_bindings(t);
   test_names_read(t);
   test_ix_exprs_flag(t);
@@ -1162,6 +1318,7 @@ int main(void) {
   test_in_place(t);
   test_partition_shares(t);
   test_partition_work(t);
+  test_printed_indices(t);
   printf("kir: %d passed, %d failed\n", t->passed, t->failed);
   arena_free(&env.arena);
   return t->failed ? 1 : 0;

@@ -66,6 +66,21 @@ static bool short_names(void) {
   return all;
 }
 
+/* every name of three characters (the heads opencl_name_use tells a
+ * name's answer by when its first two bytes do not: a listed name's
+ * first three, a family's head) */
+static bool three_character_names(void) {
+  bool all = true;
+  char name[4] = {0};
+  for (size_t i = 0; alphabet[i]; i++)
+    for (size_t j = 0; alphabet[j]; j++)
+      for (size_t k = 0; alphabet[k]; k++) {
+        name[0] = alphabet[i], name[1] = alphabet[j], name[2] = alphabet[k];
+        all &= agrees(name);
+      }
+  return all;
+}
+
 /* members of each family, free names beside them, and names a kernel
  * has (binders, fresh names, pair typedefs) */
 static const char *const stems[] = {
@@ -384,6 +399,7 @@ int main(int argc, char **argv) {
   CHECK(suffixes());
   CHECK(known_answers());
   CHECK(short_names());
+  CHECK(three_character_names());
   CHECK(family_names());
   CHECK(random_names());
   for (int i = 1; i < argc; i++) CHECK(nftw(argv[i], names_of_file, 16, FTW_PHYS) == 0);
