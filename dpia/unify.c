@@ -1220,9 +1220,34 @@ static void check_bounds_meet(Checker *c, const Vec *pre) {
   }
 }
 
+/* A natural requirement on one term p/q*M, M a product of nat parameters
+ * to positive powers, p > 0, q > 1 (N/4, N/16384: every one a search
+ * variant keeps), settled at once: its precondition (p mod q)*M % q == 0,
+ * the one settle_requirement's general steps find (fraction_of gives p*M
+ * over q, reduce_mod (p mod q)*M, which is never q's multiple at M = 1,
+ * so size_always_divisible says no; no term is negative), without those
+ * steps (translation throughput).  False, and nothing done, where the
+ * form is another or a size overflowed (the general steps report it);
+ * never taken with DpiaOptions.debug_no_shortcuts, which test
+ * check-shortcuts compares. */
+static bool settle_one_term(Checker *c, Vec *pre, const Requirement *r, Size s) {
+  if (c->tc->no_shortcuts || r->kind != REQ_NATURAL || s.nterms != 1 || c->tc->sizes.overflow) return false;
+  const SizeTerm *t = &s.terms[0];
+  if (t->num <= 0 || t->den <= 1 || t->nfactors == 0 || t->num % t->den == 0) return false;
+  for (int f = 0; f < t->nfactors; f++) {
+    Sym v = size_factor_var(&t->factors[f]);
+    if (!v || v[0] == '?' || t->factors[f].exp <= 0) return false;
+  }
+  SizeTerm *rest = NEW(c->arena, SizeTerm);
+  *rest = (SizeTerm){t->num % t->den, 1, t->nfactors, t->factors};
+  add_precond(c, pre, PRECOND_DIVIDES, (Size){1, rest}, size_const(&c->tc->sizes, t->den), r->span);
+  return true;
+}
+
 /* One requirement r, its size s zonked, the i-th of c->reqs: its errors
  * reported, its preconditions added to pre. */
 static void settle_requirement(Checker *c, Vec *pre, const Requirement *r, int i, Size s) {
+  if (settle_one_term(c, pre, r, s)) return;
   if (size_first_meta(s)) return; /* reported as "cannot infer" */
   int64_t v;
   if (r->kind == REQ_POSITIVE) {
@@ -1284,29 +1309,39 @@ static void settle_requirement(Checker *c, Vec *pre, const Requirement *r, int i
       add_precond(c, pre, PRECOND_DIVIDES, rest, den, r->span);
     }
   }
-  /* non-negativity: positive terms >= negated negative terms */
-  Size pos = {0}, neg = {0};
+  /* non-negativity: positive terms >= negated negative terms; nothing to
+   * show where no term is negative (N/64: the sums below are not built) */
   bool has_neg = false;
+  for (int t = 0; t < num.nterms && !has_neg; t++) has_neg = num.terms[t].num < 0;
+  if (!has_neg) return;
+  Size pos = {0}, neg = {0};
   for (int t = 0; t < num.nterms; t++) {
     Size term = {1, &num.terms[t]}; /* num outlives term */
-    if (num.terms[t].num < 0) {
-      neg = size_sub(&c->tc->sizes, neg, term);
-      has_neg = true;
-    } else {
-      pos = size_add(&c->tc->sizes, pos, term);
-    }
+    if (num.terms[t].num < 0) neg = size_sub(&c->tc->sizes, neg, term);
+    else pos = size_add(&c->tc->sizes, pos, term);
   }
-  if (has_neg) {
-    if (size_is_zero(pos)) {
-      check_error(c, ERR_SIZE_NEGATIVE, r->span, "size %s is negative", size_str(c, s));
-      return;
-    }
-    /* 64*ceil(N/64) - N is natural by the facts of ceil (size.h) */
-    if (!size_provably_at_least(&c->tc->sizes, pos, neg)) add_precond(c, pre, PRECOND_AT_LEAST, pos, neg, r->span);
+  if (size_is_zero(pos)) {
+    check_error(c, ERR_SIZE_NEGATIVE, r->span, "size %s is negative", size_str(c, s));
+    return;
   }
+  /* 64*ceil(N/64) - N is natural by the facts of ceil (size.h) */
+  if (!size_provably_at_least(&c->tc->sizes, pos, neg)) add_precond(c, pre, PRECOND_AT_LEAST, pos, neg, r->span);
 }
 
-enum { REQ_BUCKETS = 16, REQ_ONE_CHAIN = 4, REQ_FEW = 32 };
+enum { REQ_BUCKETS = 16, REQ_ONE_CHAIN = 4, REQ_FEW = 32, REQ_MET = -1 };
+
+/* Whether a requirement on the zonked size s is a whole constant that
+ * meets it (split 4096's 4096 >= 1, a view's 64 >= 0: 7 of a search
+ * variant's 14 requirements).  settle_requirement gives such a one no
+ * message and no precondition (for a natural one it only reports an
+ * overflow left before it), and a use of the def would instantiate it as
+ * it is, met again: so it is neither made distinct nor kept in the def
+ * (translation throughput; not so with DpiaOptions.debug_no_shortcuts,
+ * which test check-shortcuts compares). */
+static bool met_constant(Size s, bool positive) {
+  int64_t v;
+  return size_const_value(s, &v) && v >= (positive ? 1 : 0);
+}
 
 /* settle_requirements' key of a requirement of kind positive on the zonked
  * size s: of what size_eq compares first (the number of terms, the first
@@ -1358,6 +1393,10 @@ static void settle_requirements(Checker *c, DefInfo *def) {
     Requirement *r = c->reqs.items[i];
     Size s = zonk_size(c, r->size);
     bool positive = r->kind == REQ_POSITIVE;
+    if (!c->tc->no_shortcuts && met_constant(s, positive)) {
+      first_of[i] = REQ_MET;
+      continue;
+    }
     unsigned key = nbuckets > 1 ? requirement_key(s, positive) : 0;
     int seen = -1;
     for (int j = bucket[key]; j >= 0 && seen < 0; j = next_in_bucket[j])
@@ -1384,6 +1423,12 @@ static void settle_requirements(Checker *c, DefInfo *def) {
   bool *clean = few ? clean_few : NEWARRAY(c->arena, bool, c->reqs.len);
   for (int i = 0; i < c->reqs.len; i++) {
     Requirement *r = c->reqs.items[i];
+    if (first_of[i] == REQ_MET) {
+      /* all that settle_requirement does with it: a natural one reports
+       * an overflow left by the zonks before it (check_overflow) */
+      if (r->kind == REQ_NATURAL) check_overflow(c, r->span);
+      continue;
+    }
     if (first_of[i] != i && clean[first_of[i]]) continue;
     Size s = zonk_size(c, r->size);
     const Diagnostic *last = c->diag->last;
