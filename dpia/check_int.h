@@ -13,6 +13,9 @@ typedef struct SizeMeta {
   int index; /* in the checker's size_metas */
   bool solved;
   Size value;
+  /* value has no metavariable (solved from an equation whose other side
+   * had none, unify_size): value is its own zonk, lasting */
+  bool value_ground;
   Span origin;
   char text[16]; /* ?n<k> */
 } SizeMeta;

@@ -125,9 +125,11 @@ static bool zonk_product(Checker *c, Size s, Size *out) {
     if (!v || v[0] != '?' || t->factors[i].exp != 1) return false;
     SizeMeta *m = find_size_meta(c, v);
     if (!m->solved || size_has_floor(m->value)) return false;
-    bool lasting;
-    values[i] = zonk_size_at(c, m->value, &lasting);
-    if (!lasting || values[i].nterms > 4 || size_has_floor(values[i]) || !small_coefficients(values[i]))
+    bool lasting = true;
+    /* a value without metavariables is its own zonk (SizeMeta.value_ground) */
+    values[i] = m->value_ground ? m->value : zonk_size_at(c, m->value, &lasting);
+    if (!lasting || values[i].nterms > 4 || (!m->value_ground && size_has_floor(values[i])) ||
+        !small_coefficients(values[i]))
       return false;
   }
   Size product = t->nfactors == 2 ? size_mul(&c->tc->sizes, values[0], values[1]) : values[0];
@@ -157,7 +159,13 @@ static Size zonk_size_anew(Checker *c, Size s, bool *lasting, size_t h) {
    * (translation throughput: every phrase typed [?n]... asks this of ?n's
    * value again). */
   Size z;
-  if (lone) {
+  if (lone && lone->value_ground) {
+    /* a value without metavariables (most: ?n1 := N/16384) is what
+     * zonk_size_now would leave it, lasting, without the value's own
+     * lookup or scan */
+    z = lone->value;
+    *lasting = true;
+  } else if (lone) {
     Size v = lone->value; /* a chain ?n1 := ?n2 := ... followed without recursion */
     while ((lone = lone_solved_meta(c, v))) v = lone->value;
     z = zonk_size_at(c, v, lasting);
@@ -275,8 +283,9 @@ static bool unify_size(Checker *c, Size a, Size b, Span span);
 bool unify_sizes(Checker *c, Size a, Size b, Span span) { return unify_size(c, a, b, span); }
 
 /* ?m := value, found from a == b (unify_size); reported there if value is
- * not a natural number, else required to be one */
-static void solve_size_meta(Checker *c, SizeMeta *sm, Size value, Size a, Size b) {
+ * not a natural number, else required to be one.  ground: value is known
+ * to have no metavariable (SizeMeta.value_ground). */
+static void solve_size_meta(Checker *c, SizeMeta *sm, Size value, bool ground, Size a, Size b) {
   /* solved again (only after an overflow left it in a zonked size):
    * the lasting zonks of ZonkMemo may have used its old value */
   if (sm->solved)
@@ -284,11 +293,14 @@ static void solve_size_meta(Checker *c, SizeMeta *sm, Size value, Size a, Size b
       if (c->zonk_memo->entry[e].stamp == ZONK_LASTING) c->zonk_memo->entry[e].terms = NULL;
   sm->solved = true;
   sm->value = value;
+  sm->value_ground = ground;
   c->zonk_memo->solved++;
+  /* a size without variables has no metavariable either: the constants
+   * are told apart without a scan for one */
   int64_t v;
-  if (size_first_meta(value) == NULL && size_const_value(value, &v) && v < 0) {
+  if (size_const_value(value, &v) && v < 0) {
     report_unfit(c, sm, a, b, value, "negative");
-  } else if (!size_first_meta(value) && !size_has_any_var(value) && !size_is_polynomial(value)) {
+  } else if (!size_has_any_var(value) && !size_is_polynomial(value)) {
     report_unfit(c, sm, a, b, value, "not a whole number");
   } else {
     /* a size is a natural number: N/2048 needs N % 2048 == 0 */
@@ -332,11 +344,11 @@ static bool unify_size(Checker *c, Size a, Size b, Span span) {
   Size other = b;
   if (!lone) lone = lone_meta_of(c, b, a, &k), other = a;
   if (lone && k->num == 1 && k->den == 1) {
-    solve_size_meta(c, lone, other, a, b); /* other itself */
+    solve_size_meta(c, lone, other, true, a, b); /* other itself, which has no metavariable */
     return true;
   }
   if (lone && size_solve_scaled(&c->tc->sizes, k->num, k->den, other, &value)) {
-    solve_size_meta(c, lone, value, a, b);
+    solve_size_meta(c, lone, value, true, a, b); /* other scaled */
     return true;
   }
   Size diff = size_sub(&c->tc->sizes, a, b);
@@ -346,7 +358,7 @@ static bool unify_size(Checker *c, Size a, Size b, Span span) {
   for (int j = 0; j < nvars; j++) {
     Sym m = vars[j];
     if (m[0] != '?' || !size_solve_difference(&c->tc->sizes, diff, m, &value) || size_has_var(value, m)) continue;
-    solve_size_meta(c, find_size_meta(c, m), value, a, b);
+    solve_size_meta(c, find_size_meta(c, m), value, false, a, b);
     return true;
   }
   Postponed *p = NEW(c->arena, Postponed);
