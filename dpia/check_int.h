@@ -28,6 +28,7 @@ typedef struct Requirement {
   Size size;
   Span span;
   const char *what; /* "split 3", for messages */
+  bool ground; /* size is known to have no metavariable: its own zonk */
 } Requirement;
 
 /* Deferred constraints between data metavariables (woken when one side is
@@ -336,6 +337,8 @@ const char *check_describe(Checker *c, PhraseType *t);
 Sym fresh_size_meta(Checker *c, Span origin);
 /* Record that size s must be a natural number or positive (spec section 3). */
 void require(Checker *c, ReqKind kind, Size s, Span span, const char *what);
+/* require, ground: s is known to have no metavariable (Requirement.ground) */
+void require_known(Checker *c, ReqKind kind, Size s, Span span, const char *what, bool ground);
 /* false (after reporting it at span) if size arithmetic overflowed */
 bool check_overflow(Checker *c, Span span);
 bool unify_data(Checker *c, DataType *a, DataType *b);

@@ -239,13 +239,27 @@ static Size zonk_size_now(Checker *c, Size s, bool *lasting) {
 
 static Size size_from_int(Checker *c, int64_t n) { return size_const(&c->tc->sizes, n); }
 
-void require(Checker *c, ReqKind kind, Size s, Span span, const char *what) {
+void require_known(Checker *c, ReqKind kind, Size s, Span span, const char *what, bool ground) {
   Requirement *r = NEW(c->arena, Requirement);
   r->kind = kind;
   r->size = s;
   r->span = span;
   r->what = what;
+  r->ground = ground;
   vec_push(c->arena, &c->reqs, r);
+}
+
+void require(Checker *c, ReqKind kind, Size s, Span span, const char *what) {
+  require_known(c, kind, s, span, what, false);
+}
+
+/* a requirement's size zonked: a ground one is its own zonk (the very
+ * Size: zonk_size replaces nothing in it), taken without the memo's
+ * lookup, or a miss and a scan where the memo has it not (translation
+ * throughput; zonked all the same with DpiaOptions.debug_no_shortcuts,
+ * which test check-shortcuts compares) */
+static Size requirement_size(Checker *c, const Requirement *r) {
+  return r->ground && !c->tc->no_shortcuts ? r->size : zonk_size(c, r->size);
 }
 
 bool check_overflow(Checker *c, Span span) {
@@ -304,7 +318,7 @@ static void solve_size_meta(Checker *c, SizeMeta *sm, Size value, bool ground, S
     report_unfit(c, sm, a, b, value, "not a whole number");
   } else {
     /* a size is a natural number: N/2048 needs N % 2048 == 0 */
-    require(c, REQ_NATURAL, value, sm->origin, NULL);
+    require_known(c, REQ_NATURAL, value, sm->origin, NULL, ground);
   }
 }
 
@@ -768,7 +782,93 @@ static void wake_lane(Checker *c, Deferred *d, DataType *v, DataType *lane) {
                 scalar_name(v->scalar), user_data(c, lane));
 }
 
-/* Try to make progress on deferred constraints; returns true if any did. */
+/* One pending deferred constraint d, its sides resolved to a and b, not
+ * both unknown: worked on as far as they allow (done when it is settled,
+ * reported or not). */
+static DPIA_NOINLINE void wake_one(Checker *c, Deferred *d, DataType *a, DataType *b) {
+  Span saved = c->unify_span;
+  c->unify_span = d->span;
+  if (d->kind == DEFER_LANE) {
+    wake_lane(c, d, a, b);
+  } else if (d->kind == DEFER_VECTOR_OF) {
+    /* b = a<width>: a is a scalar, b a vector of it */
+    int64_t w;
+    bool width_known = size_const_value(zonk_size(c, d->width), &w);
+    if (!width_known && a->kind == DT_SCALAR && b->kind == DT_SCALAR && b->width > 1) {
+      /* asScalar of float8s whose scalar type is known first (xs |>
+       * asScalar |> padCst 2 1 1.5f): the width still comes from the
+       * vector type, and with it the size n*k of the scalars */
+      unify_size(c, d->width, size_from_int(c, b->width), d->span);
+      width_known = size_const_value(zonk_size(c, d->width), &w);
+    }
+    if (a->kind != DT_META) {
+      if (a->kind != DT_SCALAR || a->width != 1) {
+        check_error(c, ERR_TYPE_MISMATCH, d->span, "expected an array of scalars, found elements of type %s",
+                    user_data(c, a));
+        d->done = true;
+      } else if (width_known) {
+        d->done = true;
+        if (!unify_data(c, b, dt_scalar(c->tc, a->scalar, (int)w)))
+          check_error(c, ERR_TYPE_MISMATCH, d->span, "type mismatch: expected %s%d, found %s", scalar_name(a->scalar),
+                      (int)w, user_data(c, b));
+      } else if (b->kind != DT_META && !(b->kind == DT_SCALAR && b->width > 1)) {
+        d->done = true;
+        check_error(c, ERR_TYPE_MISMATCH, d->span, "expected a vector type, found %s", user_data(c, b));
+      }
+    } else if (b->kind == DT_SCALAR) {
+      d->done = true;
+      if (b->width == 1) {
+        check_error(c, ERR_TYPE_MISMATCH, d->span, "expected a vector type, found %s", user_data(c, b));
+      } else {
+        unify_data(c, a, dt_scalar(c->tc, b->scalar, 1));
+        if (!unify_size(c, d->width, size_from_int(c, b->width), d->span))
+          check_error(c, ERR_TYPE_MISMATCH, d->span, "vector width mismatch: %s", user_data(c, b));
+      }
+    } else if (b->kind != DT_META) {
+      d->done = true;
+      check_error(c, ERR_TYPE_MISMATCH, d->span, "expected a vector type, found %s", user_data(c, b));
+    }
+  } else {
+    const Deferred *inner = a->kind == DT_META ? pending_with_result(c, a) : NULL;
+    if (a->kind == DT_META && b->kind == DT_SCALAR && b->width > 1 && b->scalar != SC_BOOL &&
+        (!inner || inner->kind == DEFER_CONVERT)) {
+      /* x * toFloat (toInt (1.5 * 4.0)) with x a float2: the result,
+       * not fixed when the operator met it, took the vector type
+       * (arith_type); conversions are elementwise, so the argument, not
+       * fixed either, is the vector of the same width (every lane the
+       * value the scalar would have: the broadcast), of the type another
+       * conversion gives it, if one does.  It was a type
+       * mismatch, and an internal error when a def's scalar parameter,
+       * inlined, left only literals (differential test, seed 41 #535). */
+      ScalarKind s = inner ? inner->target : a->meta->cls == MC_FLOATING ? SC_FLOAT : SC_INT;
+      unify_data(c, a, dt_scalar(c->tc, s, b->width));
+      a = dt_resolve(d->a);
+    }
+    if (a->kind != DT_META) {
+      d->done = true;
+      if (a->kind != DT_SCALAR || a->scalar == SC_BOOL)
+        check_error(c, ERR_BAD_OPERANDS, d->span, "conversion to %s needs a numeric argument, found %s",
+                    scalar_name(d->target), user_data(c, a));
+      else if (!unify_data(c, b, dt_scalar(c->tc, d->target, a->width))) {
+        DataType *want = dt_resolve(b);
+        if (a->width == 1 && want->kind == DT_SCALAR && want->width > 1)
+          /* the result met a vector before the argument's type was known */
+          check_error(c, ERR_TYPE_MISMATCH, d->span,
+                      "type mismatch: conversion gives %s where %s is needed; broadcast it: vec %d (...)",
+                      scalar_name(d->target), user_data(c, want), want->width);
+        else
+          check_error(c, ERR_TYPE_MISMATCH, d->span, "type mismatch: conversion gives %s%s", scalar_name(d->target),
+                      a->width > 1 ? "<vector>" : "");
+      }
+    }
+  }
+  c->unify_span = saved;
+}
+
+/* Try to make progress on deferred constraints; returns true if any did.
+ * Called after most applications, where most constraints wait: the walk
+ * apart from the work (wake_one), so that a call that finds nothing to do
+ * costs little (translation throughput). */
 bool wake_deferred(Checker *c) {
   bool progress = false;
   for (int i = 0; i < c->deferred.len; i++) {
@@ -781,83 +881,7 @@ bool wake_deferred(Checker *c) {
      * a primitive's constraints so until its argument is unified
      * (translation throughput) */
     if (a->kind == DT_META && b->kind == DT_META) continue;
-    Span saved = c->unify_span;
-    c->unify_span = d->span;
-    if (d->kind == DEFER_LANE) {
-      wake_lane(c, d, a, b);
-    } else if (d->kind == DEFER_VECTOR_OF) {
-      /* b = a<width>: a is a scalar, b a vector of it */
-      int64_t w;
-      bool width_known = size_const_value(zonk_size(c, d->width), &w);
-      if (!width_known && a->kind == DT_SCALAR && b->kind == DT_SCALAR && b->width > 1) {
-        /* asScalar of float8s whose scalar type is known first (xs |>
-         * asScalar |> padCst 2 1 1.5f): the width still comes from the
-         * vector type, and with it the size n*k of the scalars */
-        unify_size(c, d->width, size_from_int(c, b->width), d->span);
-        width_known = size_const_value(zonk_size(c, d->width), &w);
-      }
-      if (a->kind != DT_META) {
-        if (a->kind != DT_SCALAR || a->width != 1) {
-          check_error(c, ERR_TYPE_MISMATCH, d->span, "expected an array of scalars, found elements of type %s",
-                      user_data(c, a));
-          d->done = true;
-        } else if (width_known) {
-          d->done = true;
-          if (!unify_data(c, b, dt_scalar(c->tc, a->scalar, (int)w)))
-            check_error(c, ERR_TYPE_MISMATCH, d->span, "type mismatch: expected %s%d, found %s", scalar_name(a->scalar),
-                        (int)w, user_data(c, b));
-        } else if (b->kind != DT_META && !(b->kind == DT_SCALAR && b->width > 1)) {
-          d->done = true;
-          check_error(c, ERR_TYPE_MISMATCH, d->span, "expected a vector type, found %s", user_data(c, b));
-        }
-      } else if (b->kind == DT_SCALAR) {
-        d->done = true;
-        if (b->width == 1) {
-          check_error(c, ERR_TYPE_MISMATCH, d->span, "expected a vector type, found %s", user_data(c, b));
-        } else {
-          unify_data(c, a, dt_scalar(c->tc, b->scalar, 1));
-          if (!unify_size(c, d->width, size_from_int(c, b->width), d->span))
-            check_error(c, ERR_TYPE_MISMATCH, d->span, "vector width mismatch: %s", user_data(c, b));
-        }
-      } else if (b->kind != DT_META) {
-        d->done = true;
-        check_error(c, ERR_TYPE_MISMATCH, d->span, "expected a vector type, found %s", user_data(c, b));
-      }
-    } else {
-      const Deferred *inner = a->kind == DT_META ? pending_with_result(c, a) : NULL;
-      if (a->kind == DT_META && b->kind == DT_SCALAR && b->width > 1 && b->scalar != SC_BOOL &&
-          (!inner || inner->kind == DEFER_CONVERT)) {
-        /* x * toFloat (toInt (1.5 * 4.0)) with x a float2: the result,
-         * not fixed when the operator met it, took the vector type
-         * (arith_type); conversions are elementwise, so the argument, not
-         * fixed either, is the vector of the same width (every lane the
-         * value the scalar would have: the broadcast), of the type another
-         * conversion gives it, if one does.  It was a type
-         * mismatch, and an internal error when a def's scalar parameter,
-         * inlined, left only literals (differential test, seed 41 #535). */
-        ScalarKind s = inner ? inner->target : a->meta->cls == MC_FLOATING ? SC_FLOAT : SC_INT;
-        unify_data(c, a, dt_scalar(c->tc, s, b->width));
-        a = dt_resolve(d->a);
-      }
-      if (a->kind != DT_META) {
-        d->done = true;
-        if (a->kind != DT_SCALAR || a->scalar == SC_BOOL)
-          check_error(c, ERR_BAD_OPERANDS, d->span, "conversion to %s needs a numeric argument, found %s",
-                      scalar_name(d->target), user_data(c, a));
-        else if (!unify_data(c, b, dt_scalar(c->tc, d->target, a->width))) {
-          DataType *want = dt_resolve(b);
-          if (a->width == 1 && want->kind == DT_SCALAR && want->width > 1)
-            /* the result met a vector before the argument's type was known */
-            check_error(c, ERR_TYPE_MISMATCH, d->span,
-                        "type mismatch: conversion gives %s where %s is needed; broadcast it: vec %d (...)",
-                        scalar_name(d->target), user_data(c, want), want->width);
-          else
-            check_error(c, ERR_TYPE_MISMATCH, d->span, "type mismatch: conversion gives %s%s", scalar_name(d->target),
-                        a->width > 1 ? "<vector>" : "");
-        }
-      }
-    }
-    c->unify_span = saved;
+    wake_one(c, d, a, b);
     if (d->done) progress = true;
   }
   return progress;
@@ -1308,7 +1332,7 @@ static void settle_requirement(Checker *c, Vec *pre, const Requirement *r, int i
       bool reported = false; /* once per size, at its first use */
       for (int j = 0; j < i && !reported; j++) {
         const Requirement *q = c->reqs.items[j];
-        reported = q->kind == REQ_NATURAL && size_eq(zonk_size(c, q->size), s);
+        reported = q->kind == REQ_NATURAL && size_eq(requirement_size(c, q), s);
       }
       if (k % d != 0) {
         if (!reported)
@@ -1403,7 +1427,7 @@ static void settle_requirements(Checker *c, DefInfo *def) {
   int *next_in_bucket = few ? next_few : NEWARRAY(c->arena, int, c->reqs.len);
   for (int i = 0; i < c->reqs.len; i++) {
     Requirement *r = c->reqs.items[i];
-    Size s = zonk_size(c, r->size);
+    Size s = requirement_size(c, r);
     bool positive = r->kind == REQ_POSITIVE;
     if (!c->tc->no_shortcuts && met_constant(s, positive)) {
       first_of[i] = REQ_MET;
@@ -1442,7 +1466,7 @@ static void settle_requirements(Checker *c, DefInfo *def) {
       continue;
     }
     if (first_of[i] != i && clean[first_of[i]]) continue;
-    Size s = zonk_size(c, r->size);
+    Size s = requirement_size(c, r);
     const Diagnostic *last = c->diag->last;
     bool overflow = c->tc->sizes.overflow;
     settle_requirement(c, &pre, r, i, s);
