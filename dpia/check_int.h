@@ -28,7 +28,7 @@ typedef struct Requirement {
   Size size;
   Span span;
   const char *what; /* "split 3", for messages */
-  bool ground; /* size is known to have no metavariable: its own zonk */
+  bool ground;      /* size is known to have no metavariable: its own zonk */
 } Requirement;
 
 /* Deferred constraints between data metavariables (woken when one side is

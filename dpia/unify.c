@@ -1353,8 +1353,10 @@ static void settle_requirement(Checker *c, Vec *pre, const Requirement *r, int i
   Size pos = {0}, neg = {0};
   for (int t = 0; t < num.nterms; t++) {
     Size term = {1, &num.terms[t]}; /* num outlives term */
-    if (num.terms[t].num < 0) neg = size_sub(&c->tc->sizes, neg, term);
-    else pos = size_add(&c->tc->sizes, pos, term);
+    if (num.terms[t].num < 0)
+      neg = size_sub(&c->tc->sizes, neg, term);
+    else
+      pos = size_add(&c->tc->sizes, pos, term);
   }
   if (size_is_zero(pos)) {
     check_error(c, ERR_SIZE_NEGATIVE, r->span, "size %s is negative", size_str(c, s));
