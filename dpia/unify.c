@@ -59,7 +59,7 @@ static inline SizeMeta *find_size_meta(Checker *c, Sym name) {
 static Size zonk_size_now(Checker *c, Size s, bool *lasting);
 
 /* the metavariable that s is alone (1*?n), solved or not, or NULL */
-static SizeMeta *lone_meta(Checker *c, Size s) {
+static DPIA_ALWAYS_INLINE SizeMeta *lone_meta(Checker *c, Size s) {
   if (s.nterms != 1) return NULL;
   const SizeTerm *t = &s.terms[0];
   if (t->num != 1 || t->den != 1 || t->nfactors != 1 || t->factors[0].exp != 1) return NULL;
@@ -323,9 +323,18 @@ static SizeMeta *lone_meta_of(Checker *c, Size s, Size other, const SizeTerm **k
 
 /* Unify two sizes; false if they are certainly different.  An equation
  * that no metavariable can be solved from yet is postponed. */
+/* zonk_size of a side of an equation or of a vector's width, which is
+ * most often a primitive's fresh metavariable, unsolved: its own zonk,
+ * found before the memo's lookup, which never keeps one (zonk_size_anew;
+ * translation throughput) */
+static inline Size zonk_side(Checker *c, Size s) {
+  SizeMeta *m = lone_meta(c, s);
+  return m && !m->solved ? s : zonk_size(c, s);
+}
+
 static bool unify_size(Checker *c, Size a, Size b, Span span) {
-  a = zonk_size(c, a);
-  b = zonk_size(c, b);
+  a = zonk_side(c, a);
+  b = zonk_side(c, b);
   if (size_eq(a, b)) return true;
   /* a constant that is not a natural number was already reported (by
    * report_unfit); equations about it would only repeat the message */
@@ -771,13 +780,13 @@ static DPIA_NOINLINE void wake_one(Checker *c, Deferred *d, DataType *a, DataTyp
   } else if (d->kind == DEFER_VECTOR_OF) {
     /* b = a<width>: a is a scalar, b a vector of it */
     int64_t w;
-    bool width_known = size_const_value(zonk_size(c, d->width), &w);
+    bool width_known = size_const_value(zonk_side(c, d->width), &w);
     if (!width_known && a->kind == DT_SCALAR && b->kind == DT_SCALAR && b->width > 1) {
       /* asScalar of float8s whose scalar type is known first (xs |>
        * asScalar |> padCst 2 1 1.5f): the width still comes from the
        * vector type, and with it the size n*k of the scalars */
       unify_size(c, d->width, size_from_int(c, b->width), d->span);
-      width_known = size_const_value(zonk_size(c, d->width), &w);
+      width_known = size_const_value(zonk_side(c, d->width), &w);
     }
     if (a->kind != DT_META) {
       if (a->kind != DT_SCALAR || a->width != 1) {
