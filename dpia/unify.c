@@ -939,63 +939,80 @@ static bool pt_unsolved_in(Finish *f, const PhraseType *t) {
   return unsolved;
 }
 
+/* zonk_tree's report of p, whose zonked type is not ground: the first
+ * phrase whose type has an unsolved metavariable cannot be inferred.
+ * Out of the walk, with the other rare work, so that the walk's own frame
+ * stays small (translation throughput). */
+static DPIA_NOINLINE void report_unsolved(Finish *f, const Phrase *p) {
+  if (f->reported_unsolved || !pt_unsolved_in(f, p->type)) return;
+  f->reported_unsolved = true;
+  TypeNamer tn;
+  check_namer(f->c, &tn);
+  check_error(f->c, ERR_CANNOT_INFER, p->span,
+              "cannot infer the type of this phrase: %s; add a type ascription (e : type)", tn_phrase(&tn, p->type));
+}
+
+/* zonk_tree's work at a use of a def: its size and data arguments
+ * zonked, and the first one left unknown reported */
+static DPIA_NOINLINE void zonk_def_use(Finish *f, Phrase *p) {
+  Checker *c = f->c;
+  for (int i = 0; i < p->subst->n; i++) {
+    if (p->subst->is_size[i]) p->subst->sizes[i] = zonk_size(c, p->subst->sizes[i]);
+    else p->subst->datas[i] = zonk_data_in(c, p->subst->datas[i], true);
+    bool unsolved = p->subst->is_size[i] ? size_first_meta(p->subst->sizes[i]) != NULL
+                                         : has_unsolved(p->subst->datas[i]);
+    if (unsolved && !f->reported_unsolved) {
+      /* nothing at this use fixes it: it would reach the kernel as an
+       * unknown (spec section 3: every size is determined) */
+      f->reported_unsolved = true;
+      if (p->subst->is_size[i])
+        check_error(c, ERR_CANNOT_INFER, p->span,
+                    "the size %s of '%s' is not determined by the arguments here: pass it explicitly (size "
+                    "arguments come first, in the order of the def's nat parameters: %s 4 ...)",
+                    p->subst->names[i], p->def->name, p->def->name);
+      else
+        check_error(c, ERR_CANNOT_INFER, p->span, "the data type %s of '%s' is not determined by the arguments here",
+                    p->subst->names[i], p->def->name);
+    }
+  }
+}
+
 /* Zonk every type in the tree in place (zonk_phrase_type_in_place) and
- * report the first phrase whose type cannot be inferred.  The phrases
- * share their types' objects (an application's type is the result part of
- * its function's, as apply_spine makes them; a variable's is its
- * binder's; a lambda's parts are its binder's and its body's): each
- * object is zonked at the first phrase that holds it and marked ground
- * there, and found so at the others, so no type is walked twice (the
- * spines were zonked from their functions' types for that, when the zonk
- * made new types: translation throughput). */
+ * report the first phrase whose type cannot be inferred, in the tree's
+ * order (a phrase, then its parts left to right).  The phrases share
+ * their types' objects (an application's type is the result part of its
+ * function's, as apply_spine makes them; a variable's is its binder's; a
+ * lambda's parts are its binder's and its body's): each object is zonked
+ * at the first phrase that holds it and marked ground there, and found so
+ * at the others, so no type is walked twice (the spines were zonked from
+ * their functions' types for that, when the zonk made new types).  A
+ * phrase's last part is taken in the same call, not a call of its own
+ * (a pipeline nests its stages there; translation throughput). */
 static void zonk_tree(Finish *f, Phrase *p) {
   Checker *c = f->c;
-  p->type = zonk_phrase_type_in(c, p->type, true);
-  if (!f->reported_unsolved && pt_unsolved_in(f, p->type)) {
-    f->reported_unsolved = true;
-    TypeNamer tn;
-    check_namer(c, &tn);
-    check_error(c, ERR_CANNOT_INFER, p->span,
-                "cannot infer the type of this phrase: %s; add a type ascription (e : type)", tn_phrase(&tn, p->type));
-  }
-  switch (p->kind) {
-  case PH_VAR:
-    break;
-  case PH_LIT:
-    for (int i = 0; i < p->lit_nelems; i++) zonk_tree(f, p->lit_elems[i]);
-    break;
-  case PH_PRIM:
-    if (p->type_arg) p->type_arg = zonk_data_in(c, p->type_arg, true);
-    break;
-  case PH_DEF:
-    for (int i = 0; i < p->subst->n; i++) {
-      if (p->subst->is_size[i]) p->subst->sizes[i] = zonk_size(c, p->subst->sizes[i]);
-      else p->subst->datas[i] = zonk_data_in(c, p->subst->datas[i], true);
-      bool unsolved = p->subst->is_size[i] ? size_first_meta(p->subst->sizes[i]) != NULL
-                                           : has_unsolved(p->subst->datas[i]);
-      if (unsolved && !f->reported_unsolved) {
-        /* nothing at this use fixes it: it would reach the kernel as an
-         * unknown (spec section 3: every size is determined) */
-        f->reported_unsolved = true;
-        if (p->subst->is_size[i])
-          check_error(c, ERR_CANNOT_INFER, p->span,
-                      "the size %s of '%s' is not determined by the arguments here: pass it explicitly (size "
-                      "arguments come first, in the order of the def's nat parameters: %s 4 ...)",
-                      p->subst->names[i], p->def->name, p->def->name);
-        else
-          check_error(c, ERR_CANNOT_INFER, p->span, "the data type %s of '%s' is not determined by the arguments here",
-                      p->subst->names[i], p->def->name);
-      }
+  for (;;) {
+    p->type = zonk_phrase_type_in(c, p->type, true);
+    if (!p->type->ground) report_unsolved(f, p);
+    switch (p->kind) {
+    case PH_VAR: return;
+    case PH_LIT:
+      for (int i = 0; i < p->lit_nelems; i++) zonk_tree(f, p->lit_elems[i]);
+      return;
+    case PH_PRIM:
+      if (p->type_arg) p->type_arg = zonk_data_in(c, p->type_arg, true);
+      return;
+    case PH_DEF: zonk_def_use(f, p); return;
+    case PH_LAM:
+      p->lam_binder->type = zonk_phrase_type_in(c, p->lam_binder->type, true);
+      p = p->body;
+      break;
+    case PH_PROJ:
+    case PH_UNOP: p = p->fst; break;
+    default:
+      zonk_tree(f, p->fst);
+      p = p->snd;
+      break;
     }
-    break;
-  case PH_LAM:
-    p->lam_binder->type = zonk_phrase_type_in(c, p->lam_binder->type, true);
-    zonk_tree(f, p->body);
-    break;
-  default:
-    zonk_tree(f, p->fst);
-    if (p->kind != PH_PROJ && p->kind != PH_UNOP) zonk_tree(f, p->snd);
-    break;
   }
 }
 
