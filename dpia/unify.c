@@ -96,6 +96,31 @@ static inline Size zonk_size_at(Checker *c, Size s, bool *lasting) {
   return zonk_size_anew(c, s, lasting, h);
 }
 
+/* zonk_size_at of a data type's size, which is most often one variable
+ * alone: a nat parameter ([N]float), its own zonk, or a metavariable
+ * solved by a size without one (a primitive's fresh size:
+ * SizeMeta.value_ground), whose zonk is its value (zonk_size_anew's first
+ * answer); both lasting, and taken without the memo's lookup (translation
+ * throughput) */
+static inline Size zonk_type_size(Checker *c, Size s, bool *lasting) {
+  if (s.nterms == 1) {
+    const SizeTerm *t = &s.terms[0];
+    Sym v = t->num == 1 && t->den == 1 && t->nfactors == 1 && t->factors[0].exp == 1
+                ? size_factor_var(&t->factors[0])
+                : NULL;
+    if (v && v[0] != '?') {
+      *lasting = true;
+      return s;
+    }
+    SizeMeta *m = v ? find_size_meta(c, v) : NULL;
+    if (m && m->solved && m->value_ground) {
+      *lasting = true;
+      return m->value;
+    }
+  }
+  return zonk_size_at(c, s, lasting);
+}
+
 /* coefficients this small cannot overflow in a product of zonk_product's
  * (three factors of at most four terms each: 2^48 times 16 terms) */
 static bool small_coefficients(Size s) {
@@ -526,7 +551,7 @@ static DataType *zonk_data_anew(Checker *c, DataType *t, bool in_place) {
   case DT_META: return t;
   case DT_ARRAY:
   case DT_DEPARRAY:
-    n = zonk_size_at(c, t->size, &lasting);
+    n = zonk_type_size(c, t->size, &lasting);
     a = zonk_data_in(c, t->elem, in_place);
     ground = lasting && a->ground;
     break;
@@ -536,7 +561,7 @@ static DataType *zonk_data_anew(Checker *c, DataType *t, bool in_place) {
     ground = a->ground && b->ground;
     break;
   case DT_IDX:
-    n = zonk_size_at(c, t->size, &lasting);
+    n = zonk_type_size(c, t->size, &lasting);
     ground = lasting;
     break;
   }
