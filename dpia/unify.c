@@ -105,9 +105,8 @@ static inline Size zonk_size_at(Checker *c, Size s, bool *lasting) {
 static inline Size zonk_type_size(Checker *c, Size s, bool *lasting) {
   if (s.nterms == 1) {
     const SizeTerm *t = &s.terms[0];
-    Sym v = t->num == 1 && t->den == 1 && t->nfactors == 1 && t->factors[0].exp == 1
-                ? size_factor_var(&t->factors[0])
-                : NULL;
+    Sym v = t->num == 1 && t->den == 1 && t->nfactors == 1 && t->factors[0].exp == 1 ? size_factor_var(&t->factors[0])
+                                                                                     : NULL;
     if (v && v[0] != '?') {
       *lasting = true;
       return s;
