@@ -331,7 +331,7 @@ static void solve_size_meta(Checker *c, SizeMeta *sm, Size value, bool ground, S
  * checked here cannot overflow (translation throughput: most equations a
  * primitive's instance makes are of this form, ?n1 == N/1024 or 4*?n9 ==
  * N).  NULL otherwise. */
-static SizeMeta *lone_meta_of(Checker *c, Size s, Size other, const SizeTerm **k) {
+static SizeMeta *lone_meta_of(Checker *c, Size s, Size other, bool other_lasting, const SizeTerm **k) {
   if (s.nterms != 1 || other.nterms >= SIZE_MAX_TERMS) return NULL;
   const SizeTerm *t = &s.terms[0];
   *k = t;
@@ -339,7 +339,9 @@ static SizeMeta *lone_meta_of(Checker *c, Size s, Size other, const SizeTerm **k
   Sym v = size_factor_var(&t->factors[0]);
   if (!v || v[0] != '?') return NULL;
   SizeMeta *m = find_size_meta(c, v);
-  if (m->solved || size_first_meta(other)) return NULL;
+  /* a lasting zonk has no metavariable left: none unsolved met, every
+   * solved one replaced (zonk_size_now) */
+  if (m->solved || (!other_lasting && size_first_meta(other))) return NULL;
   for (int i = 0; i < other.nterms; i++)
     if (other.terms[i].num == INT64_MIN) return NULL;
   return m;
@@ -351,23 +353,28 @@ static SizeMeta *lone_meta_of(Checker *c, Size s, Size other, const SizeTerm **k
  * most often a primitive's fresh metavariable, unsolved: its own zonk,
  * found before the memo's lookup, which never keeps one (zonk_size_anew;
  * translation throughput) */
-static inline Size zonk_side(Checker *c, Size s) {
+static inline Size zonk_side(Checker *c, Size s, bool *lasting) {
   SizeMeta *m = lone_meta(c, s);
-  return m && !m->solved ? s : zonk_size(c, s);
+  if (m && !m->solved) {
+    *lasting = false;
+    return s;
+  }
+  return zonk_size_at(c, s, lasting);
 }
 
 static bool unify_size(Checker *c, Size a, Size b, Span span) {
-  a = zonk_side(c, a);
-  b = zonk_side(c, b);
+  bool a_lasting, b_lasting;
+  a = zonk_side(c, a, &a_lasting);
+  b = zonk_side(c, b, &b_lasting);
   if (size_eq(a, b)) return true;
   /* a constant that is not a natural number was already reported (by
    * report_unfit); equations about it would only repeat the message */
   if (c->failed && (is_unnatural_const(a) || is_unnatural_const(b))) return true;
   const SizeTerm *k;
   Size value;
-  SizeMeta *lone = lone_meta_of(c, a, b, &k);
+  SizeMeta *lone = lone_meta_of(c, a, b, b_lasting, &k);
   Size other = b;
-  if (!lone) lone = lone_meta_of(c, b, a, &k), other = a;
+  if (!lone) lone = lone_meta_of(c, b, a, a_lasting, &k), other = a;
   if (lone && k->num == 1 && k->den == 1) {
     solve_size_meta(c, lone, other, true, a, b); /* other itself, which has no metavariable */
     return true;
@@ -804,13 +811,14 @@ static DPIA_NOINLINE void wake_one(Checker *c, Deferred *d, DataType *a, DataTyp
   } else if (d->kind == DEFER_VECTOR_OF) {
     /* b = a<width>: a is a scalar, b a vector of it */
     int64_t w;
-    bool width_known = size_const_value(zonk_side(c, d->width), &w);
+    bool lasting;
+    bool width_known = size_const_value(zonk_side(c, d->width, &lasting), &w);
     if (!width_known && a->kind == DT_SCALAR && b->kind == DT_SCALAR && b->width > 1) {
       /* asScalar of float8s whose scalar type is known first (xs |>
        * asScalar |> padCst 2 1 1.5f): the width still comes from the
        * vector type, and with it the size n*k of the scalars */
       unify_size(c, d->width, size_from_int(c, b->width), d->span);
-      width_known = size_const_value(zonk_side(c, d->width), &w);
+      width_known = size_const_value(zonk_side(c, d->width, &lasting), &w);
     }
     if (a->kind != DT_META) {
       if (a->kind != DT_SCALAR || a->width != 1) {
