@@ -13,6 +13,9 @@ typedef struct SizeMeta {
   int index; /* in the checker's size_metas */
   bool solved;
   Size value;
+  /* value has no metavariable (solved from an equation whose other side
+   * had none, unify_size): value is its own zonk, lasting */
+  bool value_ground;
   Span origin;
   char text[16]; /* ?n<k> */
 } SizeMeta;
@@ -25,6 +28,7 @@ typedef struct Requirement {
   Size size;
   Span span;
   const char *what; /* "split 3", for messages */
+  bool ground;      /* size is known to have no metavariable: its own zonk */
 } Requirement;
 
 /* Deferred constraints between data metavariables (woken when one side is
@@ -385,8 +389,6 @@ const char *check_describe(Checker *c, PhraseType *t);
 
 /* A fresh size metavariable ?n<k>, introduced at origin. */
 Sym fresh_size_meta(Checker *c, Span origin);
-/* Record that size s must be a natural number or positive (spec section 3). */
-void require(Checker *c, ReqKind kind, Size s, Span span, const char *what);
 /* false (after reporting it at span) if size arithmetic overflowed */
 bool check_overflow(Checker *c, Span span);
 bool unify_data(Checker *c, DataType *a, DataType *b);
@@ -401,6 +403,8 @@ bool expect_type(Checker *c, Span span, PhraseType *want, PhraseType *have, cons
 PhraseType *zonk_phrase_type(Checker *c, PhraseType *t);
 /* the same of a data type */
 DataType *zonk_data_type(Checker *c, DataType *t);
+/* the same of a size */
+Size zonk_size(Checker *c, Size s);
 /* the same replaced in t itself, and t returned (a copy only after a size
  * overflowed): the final zonk of a checked declaration (finish_decl),
  * whose types are no longer unified; for tests/unit test_zonk, which
@@ -411,6 +415,29 @@ bool wake_deferred(Checker *c);
 /* Settle a checked declaration: deferred constraints, postponed size
  * equations, literal defaults, zonking, literal ranges, requirements. */
 void finish_decl(Checker *c, DefInfo *def);
+
+/* Record that size s must be a natural number or positive (spec section 3). */
+void require(Checker *c, ReqKind kind, Size s, Span span, const char *what);
+/* require, ground: s is known to have no metavariable (Requirement.ground) */
+void require_known(Checker *c, ReqKind kind, Size s, Span span, const char *what, bool ground);
+/* a requirement's size zonked: a ground one is its own zonk (the very
+ * Size: zonk_size replaces nothing in it), taken without the memo's
+ * lookup, or a miss and a scan where the memo has it not (translation
+ * throughput; zonked all the same with DpiaOptions.debug_no_shortcuts,
+ * which test check-shortcuts compares) */
+static inline Size requirement_size(Checker *c, const Requirement *r) {
+  return r->ground && !c->tc->no_shortcuts ? r->size : zonk_size(c, r->size);
+}
+
+/* check_preconds.c, for finish_decl (settle_requirements): requirement r,
+ * the i-th of c->reqs, its size zonked s, settled: its errors reported,
+ * its preconditions added to pre */
+void settle_requirement(Checker *c, Vec *pre, const Requirement *r, int i, Size s);
+/* the preconditions pre made def's: the implied ones dropped,
+ * contradictory bounds reported */
+void finish_preconds(Checker *c, DefInfo *def, Vec *pre);
+/* s as a message prints it */
+const char *check_size_str(Checker *c, Size s);
 
 /* check_clauses.c, for check_decl: the kernel's `updates` clause (its
  * parameter and region, with the region's requirements), its

@@ -1087,7 +1087,7 @@ static bool solve_slot(Checker *c, InstanceMatch *m, int s, int64_t k, Size v) {
     for (int i = 0; i < value.nterms; i++) any_var = any_var || value.terms[i].nfactors > 0;
     if (!any_var) return false; /* report_unfit's "not a whole number" */
   }
-  require(c, REQ_NATURAL, value, m->span, NULL);
+  require_known(c, REQ_NATURAL, value, m->span, NULL, true); /* v, and so value, has no metavariable */
   m->size[s] = value;
   m->solved[s] = true;
   return true;

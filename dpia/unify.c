@@ -1,10 +1,11 @@
 /* unify.c: the inference machinery of the checker (check.c): size and
  * data type metavariables, unification (sizes through their canonical
  * forms, spec section 3), zonking, the deferred constraints between data
- * metavariables, and finishing a declaration: settling postponed size
- * equations, defaulting literal types and turning its requirements into
- * errors or kernel preconditions (spec section 3, section 9 metadata
- * `preconditions`). */
+ * metavariables, requirements, and finishing a declaration: settling
+ * postponed size equations, defaulting literal types, the final zonk,
+ * and its requirements made distinct, each then settled into errors or
+ * kernel preconditions by check_preconds.c (spec section 3, section 9
+ * metadata `preconditions`). */
 #include "check_int.h"
 
 #include <stdio.h>
@@ -58,7 +59,7 @@ static inline SizeMeta *find_size_meta(Checker *c, Sym name) {
 static Size zonk_size_now(Checker *c, Size s, bool *lasting);
 
 /* the metavariable that s is alone (1*?n), solved or not, or NULL */
-static SizeMeta *lone_meta(Checker *c, Size s) {
+static DPIA_ALWAYS_INLINE SizeMeta *lone_meta(Checker *c, Size s) {
   if (s.nterms != 1) return NULL;
   const SizeTerm *t = &s.terms[0];
   if (t->num != 1 || t->den != 1 || t->nfactors != 1 || t->factors[0].exp != 1) return NULL;
@@ -95,6 +96,30 @@ static inline Size zonk_size_at(Checker *c, Size s, bool *lasting) {
   return zonk_size_anew(c, s, lasting, h);
 }
 
+/* zonk_size_at of a data type's size, which is most often one variable
+ * alone: a nat parameter ([N]float), its own zonk, or a metavariable
+ * solved by a size without one (a primitive's fresh size:
+ * SizeMeta.value_ground), whose zonk is its value (zonk_size_anew's first
+ * answer); both lasting, and taken without the memo's lookup (translation
+ * throughput) */
+static inline Size zonk_type_size(Checker *c, Size s, bool *lasting) {
+  if (s.nterms == 1) {
+    const SizeTerm *t = &s.terms[0];
+    Sym v = t->num == 1 && t->den == 1 && t->nfactors == 1 && t->factors[0].exp == 1 ? size_factor_var(&t->factors[0])
+                                                                                     : NULL;
+    if (v && v[0] != '?') {
+      *lasting = true;
+      return s;
+    }
+    SizeMeta *m = v ? find_size_meta(c, v) : NULL;
+    if (m && m->solved && m->value_ground) {
+      *lasting = true;
+      return m->value;
+    }
+  }
+  return zonk_size_at(c, s, lasting);
+}
+
 /* coefficients this small cannot overflow in a product of zonk_product's
  * (three factors of at most four terms each: 2^48 times 16 terms) */
 static bool small_coefficients(Size s) {
@@ -125,9 +150,11 @@ static bool zonk_product(Checker *c, Size s, Size *out) {
     if (!v || v[0] != '?' || t->factors[i].exp != 1) return false;
     SizeMeta *m = find_size_meta(c, v);
     if (!m->solved || size_has_floor(m->value)) return false;
-    bool lasting;
-    values[i] = zonk_size_at(c, m->value, &lasting);
-    if (!lasting || values[i].nterms > 4 || size_has_floor(values[i]) || !small_coefficients(values[i]))
+    bool lasting = true;
+    /* a value without metavariables is its own zonk (SizeMeta.value_ground) */
+    values[i] = m->value_ground ? m->value : zonk_size_at(c, m->value, &lasting);
+    if (!lasting || values[i].nterms > 4 || (!m->value_ground && size_has_floor(values[i])) ||
+        !small_coefficients(values[i]))
       return false;
   }
   Size product = t->nfactors == 2 ? size_mul(&c->tc->sizes, values[0], values[1]) : values[0];
@@ -157,7 +184,13 @@ static Size zonk_size_anew(Checker *c, Size s, bool *lasting, size_t h) {
    * (translation throughput: every phrase typed [?n]... asks this of ?n's
    * value again). */
   Size z;
-  if (lone) {
+  if (lone && lone->value_ground) {
+    /* a value without metavariables (most: ?n1 := N/16384) is what
+     * zonk_size_now would leave it, lasting, without the value's own
+     * lookup or scan */
+    z = lone->value;
+    *lasting = true;
+  } else if (lone) {
     Size v = lone->value; /* a chain ?n1 := ?n2 := ... followed without recursion */
     while ((lone = lone_solved_meta(c, v))) v = lone->value;
     z = zonk_size_at(c, v, lasting);
@@ -175,7 +208,7 @@ static Size zonk_size_anew(Checker *c, Size s, bool *lasting, size_t h) {
 }
 
 /* replace solved size metavariables */
-static Size zonk_size(Checker *c, Size s) {
+Size zonk_size(Checker *c, Size s) {
   bool lasting;
   return zonk_size_at(c, s, &lasting);
 }
@@ -231,15 +264,6 @@ static Size zonk_size_now(Checker *c, Size s, bool *lasting) {
 
 static Size size_from_int(Checker *c, int64_t n) { return size_const(&c->tc->sizes, n); }
 
-void require(Checker *c, ReqKind kind, Size s, Span span, const char *what) {
-  Requirement *r = NEW(c->arena, Requirement);
-  r->kind = kind;
-  r->size = s;
-  r->span = span;
-  r->what = what;
-  vec_push(c->arena, &c->reqs, r);
-}
-
 bool check_overflow(Checker *c, Span span) {
   if (!c->tc->sizes.overflow) return true;
   c->tc->sizes.overflow = false;
@@ -275,8 +299,9 @@ static bool unify_size(Checker *c, Size a, Size b, Span span);
 bool unify_sizes(Checker *c, Size a, Size b, Span span) { return unify_size(c, a, b, span); }
 
 /* ?m := value, found from a == b (unify_size); reported there if value is
- * not a natural number, else required to be one */
-static void solve_size_meta(Checker *c, SizeMeta *sm, Size value, Size a, Size b) {
+ * not a natural number, else required to be one.  ground: value is known
+ * to have no metavariable (SizeMeta.value_ground). */
+static void solve_size_meta(Checker *c, SizeMeta *sm, Size value, bool ground, Size a, Size b) {
   /* solved again (only after an overflow left it in a zonked size):
    * the lasting zonks of ZonkMemo may have used its old value */
   if (sm->solved)
@@ -284,15 +309,18 @@ static void solve_size_meta(Checker *c, SizeMeta *sm, Size value, Size a, Size b
       if (c->zonk_memo->entry[e].stamp == ZONK_LASTING) c->zonk_memo->entry[e].terms = NULL;
   sm->solved = true;
   sm->value = value;
+  sm->value_ground = ground;
   c->zonk_memo->solved++;
+  /* a size without variables has no metavariable either: the constants
+   * are told apart without a scan for one */
   int64_t v;
-  if (size_first_meta(value) == NULL && size_const_value(value, &v) && v < 0) {
+  if (size_const_value(value, &v) && v < 0) {
     report_unfit(c, sm, a, b, value, "negative");
-  } else if (!size_first_meta(value) && !size_has_any_var(value) && !size_is_polynomial(value)) {
+  } else if (!size_has_any_var(value) && !size_is_polynomial(value)) {
     report_unfit(c, sm, a, b, value, "not a whole number");
   } else {
     /* a size is a natural number: N/2048 needs N % 2048 == 0 */
-    require(c, REQ_NATURAL, value, sm->origin, NULL);
+    require_known(c, REQ_NATURAL, value, sm->origin, NULL, ground);
   }
 }
 
@@ -303,7 +331,7 @@ static void solve_size_meta(Checker *c, SizeMeta *sm, Size value, Size a, Size b
  * checked here cannot overflow (translation throughput: most equations a
  * primitive's instance makes are of this form, ?n1 == N/1024 or 4*?n9 ==
  * N).  NULL otherwise. */
-static SizeMeta *lone_meta_of(Checker *c, Size s, Size other, const SizeTerm **k) {
+static SizeMeta *lone_meta_of(Checker *c, Size s, Size other, bool other_lasting, const SizeTerm **k) {
   if (s.nterms != 1 || other.nterms >= SIZE_MAX_TERMS) return NULL;
   const SizeTerm *t = &s.terms[0];
   *k = t;
@@ -311,7 +339,9 @@ static SizeMeta *lone_meta_of(Checker *c, Size s, Size other, const SizeTerm **k
   Sym v = size_factor_var(&t->factors[0]);
   if (!v || v[0] != '?') return NULL;
   SizeMeta *m = find_size_meta(c, v);
-  if (m->solved || size_first_meta(other)) return NULL;
+  /* a lasting zonk has no metavariable left: none unsolved met, every
+   * solved one replaced (zonk_size_now) */
+  if (m->solved || (!other_lasting && size_first_meta(other))) return NULL;
   for (int i = 0; i < other.nterms; i++)
     if (other.terms[i].num == INT64_MIN) return NULL;
   return m;
@@ -319,24 +349,38 @@ static SizeMeta *lone_meta_of(Checker *c, Size s, Size other, const SizeTerm **k
 
 /* Unify two sizes; false if they are certainly different.  An equation
  * that no metavariable can be solved from yet is postponed. */
+/* zonk_size of a side of an equation or of a vector's width, which is
+ * most often a primitive's fresh metavariable, unsolved: its own zonk,
+ * found before the memo's lookup, which never keeps one (zonk_size_anew;
+ * translation throughput) */
+static inline Size zonk_side(Checker *c, Size s, bool *lasting) {
+  SizeMeta *m = lone_meta(c, s);
+  if (m && !m->solved) {
+    *lasting = false;
+    return s;
+  }
+  return zonk_size_at(c, s, lasting);
+}
+
 static bool unify_size(Checker *c, Size a, Size b, Span span) {
-  a = zonk_size(c, a);
-  b = zonk_size(c, b);
+  bool a_lasting, b_lasting;
+  a = zonk_side(c, a, &a_lasting);
+  b = zonk_side(c, b, &b_lasting);
   if (size_eq(a, b)) return true;
   /* a constant that is not a natural number was already reported (by
    * report_unfit); equations about it would only repeat the message */
   if (c->failed && (is_unnatural_const(a) || is_unnatural_const(b))) return true;
   const SizeTerm *k;
   Size value;
-  SizeMeta *lone = lone_meta_of(c, a, b, &k);
+  SizeMeta *lone = lone_meta_of(c, a, b, b_lasting, &k);
   Size other = b;
-  if (!lone) lone = lone_meta_of(c, b, a, &k), other = a;
+  if (!lone) lone = lone_meta_of(c, b, a, a_lasting, &k), other = a;
   if (lone && k->num == 1 && k->den == 1) {
-    solve_size_meta(c, lone, other, a, b); /* other itself */
+    solve_size_meta(c, lone, other, true, a, b); /* other itself, which has no metavariable */
     return true;
   }
   if (lone && size_solve_scaled(&c->tc->sizes, k->num, k->den, other, &value)) {
-    solve_size_meta(c, lone, value, a, b);
+    solve_size_meta(c, lone, value, true, a, b); /* other scaled */
     return true;
   }
   Size diff = size_sub(&c->tc->sizes, a, b);
@@ -346,7 +390,7 @@ static bool unify_size(Checker *c, Size a, Size b, Span span) {
   for (int j = 0; j < nvars; j++) {
     Sym m = vars[j];
     if (m[0] != '?' || !size_solve_difference(&c->tc->sizes, diff, m, &value) || size_has_var(value, m)) continue;
-    solve_size_meta(c, find_size_meta(c, m), value, a, b);
+    solve_size_meta(c, find_size_meta(c, m), value, false, a, b);
     return true;
   }
   Postponed *p = NEW(c->arena, Postponed);
@@ -513,7 +557,7 @@ static DataType *zonk_data_anew(Checker *c, DataType *t, bool in_place) {
   case DT_META: return t;
   case DT_ARRAY:
   case DT_DEPARRAY:
-    n = zonk_size_at(c, t->size, &lasting);
+    n = zonk_type_size(c, t->size, &lasting);
     a = zonk_data_in(c, t->elem, in_place);
     ground = lasting && a->ground;
     break;
@@ -523,7 +567,7 @@ static DataType *zonk_data_anew(Checker *c, DataType *t, bool in_place) {
     ground = a->ground && b->ground;
     break;
   case DT_IDX:
-    n = zonk_size_at(c, t->size, &lasting);
+    n = zonk_type_size(c, t->size, &lasting);
     ground = lasting;
     break;
   }
@@ -756,7 +800,94 @@ static void wake_lane(Checker *c, Deferred *d, DataType *v, DataType *lane) {
                 scalar_name(v->scalar), user_data(c, lane));
 }
 
-/* Try to make progress on deferred constraints; returns true if any did. */
+/* One pending deferred constraint d, its sides resolved to a and b, not
+ * both unknown: worked on as far as they allow (done when it is settled,
+ * reported or not). */
+static DPIA_NOINLINE void wake_one(Checker *c, Deferred *d, DataType *a, DataType *b) {
+  Span saved = c->unify_span;
+  c->unify_span = d->span;
+  if (d->kind == DEFER_LANE) {
+    wake_lane(c, d, a, b);
+  } else if (d->kind == DEFER_VECTOR_OF) {
+    /* b = a<width>: a is a scalar, b a vector of it */
+    int64_t w;
+    bool lasting;
+    bool width_known = size_const_value(zonk_side(c, d->width, &lasting), &w);
+    if (!width_known && a->kind == DT_SCALAR && b->kind == DT_SCALAR && b->width > 1) {
+      /* asScalar of float8s whose scalar type is known first (xs |>
+       * asScalar |> padCst 2 1 1.5f): the width still comes from the
+       * vector type, and with it the size n*k of the scalars */
+      unify_size(c, d->width, size_from_int(c, b->width), d->span);
+      width_known = size_const_value(zonk_side(c, d->width, &lasting), &w);
+    }
+    if (a->kind != DT_META) {
+      if (a->kind != DT_SCALAR || a->width != 1) {
+        check_error(c, ERR_TYPE_MISMATCH, d->span, "expected an array of scalars, found elements of type %s",
+                    user_data(c, a));
+        d->done = true;
+      } else if (width_known) {
+        d->done = true;
+        if (!unify_data(c, b, dt_scalar(c->tc, a->scalar, (int)w)))
+          check_error(c, ERR_TYPE_MISMATCH, d->span, "type mismatch: expected %s%d, found %s", scalar_name(a->scalar),
+                      (int)w, user_data(c, b));
+      } else if (b->kind != DT_META && !(b->kind == DT_SCALAR && b->width > 1)) {
+        d->done = true;
+        check_error(c, ERR_TYPE_MISMATCH, d->span, "expected a vector type, found %s", user_data(c, b));
+      }
+    } else if (b->kind == DT_SCALAR) {
+      d->done = true;
+      if (b->width == 1) {
+        check_error(c, ERR_TYPE_MISMATCH, d->span, "expected a vector type, found %s", user_data(c, b));
+      } else {
+        unify_data(c, a, dt_scalar(c->tc, b->scalar, 1));
+        if (!unify_size(c, d->width, size_from_int(c, b->width), d->span))
+          check_error(c, ERR_TYPE_MISMATCH, d->span, "vector width mismatch: %s", user_data(c, b));
+      }
+    } else if (b->kind != DT_META) {
+      d->done = true;
+      check_error(c, ERR_TYPE_MISMATCH, d->span, "expected a vector type, found %s", user_data(c, b));
+    }
+  } else {
+    const Deferred *inner = a->kind == DT_META ? pending_with_result(c, a) : NULL;
+    if (a->kind == DT_META && b->kind == DT_SCALAR && b->width > 1 && b->scalar != SC_BOOL &&
+        (!inner || inner->kind == DEFER_CONVERT)) {
+      /* x * toFloat (toInt (1.5 * 4.0)) with x a float2: the result,
+       * not fixed when the operator met it, took the vector type
+       * (arith_type); conversions are elementwise, so the argument, not
+       * fixed either, is the vector of the same width (every lane the
+       * value the scalar would have: the broadcast), of the type another
+       * conversion gives it, if one does.  It was a type
+       * mismatch, and an internal error when a def's scalar parameter,
+       * inlined, left only literals (differential test, seed 41 #535). */
+      ScalarKind s = inner ? inner->target : a->meta->cls == MC_FLOATING ? SC_FLOAT : SC_INT;
+      unify_data(c, a, dt_scalar(c->tc, s, b->width));
+      a = dt_resolve(d->a);
+    }
+    if (a->kind != DT_META) {
+      d->done = true;
+      if (a->kind != DT_SCALAR || a->scalar == SC_BOOL)
+        check_error(c, ERR_BAD_OPERANDS, d->span, "conversion to %s needs a numeric argument, found %s",
+                    scalar_name(d->target), user_data(c, a));
+      else if (!unify_data(c, b, dt_scalar(c->tc, d->target, a->width))) {
+        DataType *want = dt_resolve(b);
+        if (a->width == 1 && want->kind == DT_SCALAR && want->width > 1)
+          /* the result met a vector before the argument's type was known */
+          check_error(c, ERR_TYPE_MISMATCH, d->span,
+                      "type mismatch: conversion gives %s where %s is needed; broadcast it: vec %d (...)",
+                      scalar_name(d->target), user_data(c, want), want->width);
+        else
+          check_error(c, ERR_TYPE_MISMATCH, d->span, "type mismatch: conversion gives %s%s", scalar_name(d->target),
+                      a->width > 1 ? "<vector>" : "");
+      }
+    }
+  }
+  c->unify_span = saved;
+}
+
+/* Try to make progress on deferred constraints; returns true if any did.
+ * Called after most applications, where most constraints wait: the walk
+ * apart from the work (wake_one), so that a call that finds nothing to do
+ * costs little (translation throughput). */
 bool wake_deferred(Checker *c) {
   bool progress = false;
   for (int i = 0; i < c->deferred.len; i++) {
@@ -769,83 +900,7 @@ bool wake_deferred(Checker *c) {
      * a primitive's constraints so until its argument is unified
      * (translation throughput) */
     if (a->kind == DT_META && b->kind == DT_META) continue;
-    Span saved = c->unify_span;
-    c->unify_span = d->span;
-    if (d->kind == DEFER_LANE) {
-      wake_lane(c, d, a, b);
-    } else if (d->kind == DEFER_VECTOR_OF) {
-      /* b = a<width>: a is a scalar, b a vector of it */
-      int64_t w;
-      bool width_known = size_const_value(zonk_size(c, d->width), &w);
-      if (!width_known && a->kind == DT_SCALAR && b->kind == DT_SCALAR && b->width > 1) {
-        /* asScalar of float8s whose scalar type is known first (xs |>
-         * asScalar |> padCst 2 1 1.5f): the width still comes from the
-         * vector type, and with it the size n*k of the scalars */
-        unify_size(c, d->width, size_from_int(c, b->width), d->span);
-        width_known = size_const_value(zonk_size(c, d->width), &w);
-      }
-      if (a->kind != DT_META) {
-        if (a->kind != DT_SCALAR || a->width != 1) {
-          check_error(c, ERR_TYPE_MISMATCH, d->span, "expected an array of scalars, found elements of type %s",
-                      user_data(c, a));
-          d->done = true;
-        } else if (width_known) {
-          d->done = true;
-          if (!unify_data(c, b, dt_scalar(c->tc, a->scalar, (int)w)))
-            check_error(c, ERR_TYPE_MISMATCH, d->span, "type mismatch: expected %s%d, found %s", scalar_name(a->scalar),
-                        (int)w, user_data(c, b));
-        } else if (b->kind != DT_META && !(b->kind == DT_SCALAR && b->width > 1)) {
-          d->done = true;
-          check_error(c, ERR_TYPE_MISMATCH, d->span, "expected a vector type, found %s", user_data(c, b));
-        }
-      } else if (b->kind == DT_SCALAR) {
-        d->done = true;
-        if (b->width == 1) {
-          check_error(c, ERR_TYPE_MISMATCH, d->span, "expected a vector type, found %s", user_data(c, b));
-        } else {
-          unify_data(c, a, dt_scalar(c->tc, b->scalar, 1));
-          if (!unify_size(c, d->width, size_from_int(c, b->width), d->span))
-            check_error(c, ERR_TYPE_MISMATCH, d->span, "vector width mismatch: %s", user_data(c, b));
-        }
-      } else if (b->kind != DT_META) {
-        d->done = true;
-        check_error(c, ERR_TYPE_MISMATCH, d->span, "expected a vector type, found %s", user_data(c, b));
-      }
-    } else {
-      const Deferred *inner = a->kind == DT_META ? pending_with_result(c, a) : NULL;
-      if (a->kind == DT_META && b->kind == DT_SCALAR && b->width > 1 && b->scalar != SC_BOOL &&
-          (!inner || inner->kind == DEFER_CONVERT)) {
-        /* x * toFloat (toInt (1.5 * 4.0)) with x a float2: the result,
-         * not fixed when the operator met it, took the vector type
-         * (arith_type); conversions are elementwise, so the argument, not
-         * fixed either, is the vector of the same width (every lane the
-         * value the scalar would have: the broadcast), of the type another
-         * conversion gives it, if one does.  It was a type
-         * mismatch, and an internal error when a def's scalar parameter,
-         * inlined, left only literals (differential test, seed 41 #535). */
-        ScalarKind s = inner ? inner->target : a->meta->cls == MC_FLOATING ? SC_FLOAT : SC_INT;
-        unify_data(c, a, dt_scalar(c->tc, s, b->width));
-        a = dt_resolve(d->a);
-      }
-      if (a->kind != DT_META) {
-        d->done = true;
-        if (a->kind != DT_SCALAR || a->scalar == SC_BOOL)
-          check_error(c, ERR_BAD_OPERANDS, d->span, "conversion to %s needs a numeric argument, found %s",
-                      scalar_name(d->target), user_data(c, a));
-        else if (!unify_data(c, b, dt_scalar(c->tc, d->target, a->width))) {
-          DataType *want = dt_resolve(b);
-          if (a->width == 1 && want->kind == DT_SCALAR && want->width > 1)
-            /* the result met a vector before the argument's type was known */
-            check_error(c, ERR_TYPE_MISMATCH, d->span,
-                        "type mismatch: conversion gives %s where %s is needed; broadcast it: vec %d (...)",
-                        scalar_name(d->target), user_data(c, want), want->width);
-          else
-            check_error(c, ERR_TYPE_MISMATCH, d->span, "type mismatch: conversion gives %s%s", scalar_name(d->target),
-                        a->width > 1 ? "<vector>" : "");
-        }
-      }
-    }
-    c->unify_span = saved;
+    wake_one(c, d, a, b);
     if (d->done) progress = true;
   }
   return progress;
@@ -916,63 +971,80 @@ static bool pt_unsolved_in(Finish *f, const PhraseType *t) {
   return unsolved;
 }
 
+/* zonk_tree's report of p, whose zonked type is not ground: the first
+ * phrase whose type has an unsolved metavariable cannot be inferred.
+ * Out of the walk, with the other rare work, so that the walk's own frame
+ * stays small (translation throughput). */
+static DPIA_NOINLINE void report_unsolved(Finish *f, const Phrase *p) {
+  if (f->reported_unsolved || !pt_unsolved_in(f, p->type)) return;
+  f->reported_unsolved = true;
+  TypeNamer tn;
+  check_namer(f->c, &tn);
+  check_error(f->c, ERR_CANNOT_INFER, p->span,
+              "cannot infer the type of this phrase: %s; add a type ascription (e : type)", tn_phrase(&tn, p->type));
+}
+
+/* zonk_tree's work at a use of a def: its size and data arguments
+ * zonked, and the first one left unknown reported */
+static DPIA_NOINLINE void zonk_def_use(Finish *f, Phrase *p) {
+  Checker *c = f->c;
+  for (int i = 0; i < p->subst->n; i++) {
+    if (p->subst->is_size[i]) p->subst->sizes[i] = zonk_size(c, p->subst->sizes[i]);
+    else p->subst->datas[i] = zonk_data_in(c, p->subst->datas[i], true);
+    bool unsolved = p->subst->is_size[i] ? size_first_meta(p->subst->sizes[i]) != NULL
+                                         : has_unsolved(p->subst->datas[i]);
+    if (unsolved && !f->reported_unsolved) {
+      /* nothing at this use fixes it: it would reach the kernel as an
+       * unknown (spec section 3: every size is determined) */
+      f->reported_unsolved = true;
+      if (p->subst->is_size[i])
+        check_error(c, ERR_CANNOT_INFER, p->span,
+                    "the size %s of '%s' is not determined by the arguments here: pass it explicitly (size "
+                    "arguments come first, in the order of the def's nat parameters: %s 4 ...)",
+                    p->subst->names[i], p->def->name, p->def->name);
+      else
+        check_error(c, ERR_CANNOT_INFER, p->span, "the data type %s of '%s' is not determined by the arguments here",
+                    p->subst->names[i], p->def->name);
+    }
+  }
+}
+
 /* Zonk every type in the tree in place (zonk_phrase_type_in_place) and
- * report the first phrase whose type cannot be inferred.  The phrases
- * share their types' objects (an application's type is the result part of
- * its function's, as apply_spine makes them; a variable's is its
- * binder's; a lambda's parts are its binder's and its body's): each
- * object is zonked at the first phrase that holds it and marked ground
- * there, and found so at the others, so no type is walked twice (the
- * spines were zonked from their functions' types for that, when the zonk
- * made new types: translation throughput). */
+ * report the first phrase whose type cannot be inferred, in the tree's
+ * order (a phrase, then its parts left to right).  The phrases share
+ * their types' objects (an application's type is the result part of its
+ * function's, as apply_spine makes them; a variable's is its binder's; a
+ * lambda's parts are its binder's and its body's): each object is zonked
+ * at the first phrase that holds it and marked ground there, and found so
+ * at the others, so no type is walked twice (the spines were zonked from
+ * their functions' types for that, when the zonk made new types).  A
+ * phrase's last part is taken in the same call, not a call of its own
+ * (a pipeline nests its stages there; translation throughput). */
 static void zonk_tree(Finish *f, Phrase *p) {
   Checker *c = f->c;
-  p->type = zonk_phrase_type_in(c, p->type, true);
-  if (!f->reported_unsolved && pt_unsolved_in(f, p->type)) {
-    f->reported_unsolved = true;
-    TypeNamer tn;
-    check_namer(c, &tn);
-    check_error(c, ERR_CANNOT_INFER, p->span,
-                "cannot infer the type of this phrase: %s; add a type ascription (e : type)", tn_phrase(&tn, p->type));
-  }
-  switch (p->kind) {
-  case PH_VAR:
-    break;
-  case PH_LIT:
-    for (int i = 0; i < p->lit_nelems; i++) zonk_tree(f, p->lit_elems[i]);
-    break;
-  case PH_PRIM:
-    if (p->type_arg) p->type_arg = zonk_data_in(c, p->type_arg, true);
-    break;
-  case PH_DEF:
-    for (int i = 0; i < p->subst->n; i++) {
-      if (p->subst->is_size[i]) p->subst->sizes[i] = zonk_size(c, p->subst->sizes[i]);
-      else p->subst->datas[i] = zonk_data_in(c, p->subst->datas[i], true);
-      bool unsolved = p->subst->is_size[i] ? size_first_meta(p->subst->sizes[i]) != NULL
-                                           : has_unsolved(p->subst->datas[i]);
-      if (unsolved && !f->reported_unsolved) {
-        /* nothing at this use fixes it: it would reach the kernel as an
-         * unknown (spec section 3: every size is determined) */
-        f->reported_unsolved = true;
-        if (p->subst->is_size[i])
-          check_error(c, ERR_CANNOT_INFER, p->span,
-                      "the size %s of '%s' is not determined by the arguments here: pass it explicitly (size "
-                      "arguments come first, in the order of the def's nat parameters: %s 4 ...)",
-                      p->subst->names[i], p->def->name, p->def->name);
-        else
-          check_error(c, ERR_CANNOT_INFER, p->span, "the data type %s of '%s' is not determined by the arguments here",
-                      p->subst->names[i], p->def->name);
-      }
+  for (;;) {
+    p->type = zonk_phrase_type_in(c, p->type, true);
+    if (!p->type->ground) report_unsolved(f, p);
+    switch (p->kind) {
+    case PH_VAR: return;
+    case PH_LIT:
+      for (int i = 0; i < p->lit_nelems; i++) zonk_tree(f, p->lit_elems[i]);
+      return;
+    case PH_PRIM:
+      if (p->type_arg) p->type_arg = zonk_data_in(c, p->type_arg, true);
+      return;
+    case PH_DEF: zonk_def_use(f, p); return;
+    case PH_LAM:
+      p->lam_binder->type = zonk_phrase_type_in(c, p->lam_binder->type, true);
+      p = p->body;
+      break;
+    case PH_PROJ:
+    case PH_UNOP: p = p->fst; break;
+    default:
+      zonk_tree(f, p->fst);
+      p = p->snd;
+      break;
     }
-    break;
-  case PH_LAM:
-    p->lam_binder->type = zonk_phrase_type_in(c, p->lam_binder->type, true);
-    zonk_tree(f, p->body);
-    break;
-  default:
-    zonk_tree(f, p->fst);
-    if (p->kind != PH_PROJ && p->kind != PH_UNOP) zonk_tree(f, p->snd);
-    break;
   }
 }
 
@@ -1057,256 +1129,36 @@ static void check_literal_ranges(Checker *c) {
   }
 }
 
-/* s as num/den with num a polynomial over the variables and den a
- * monomial (size_fraction), for printing  num % den == 0; on overflow the
- * sizes' flag, 0/1 */
-static void fraction_of(Checker *c, Size s, Size *num, Size *den) {
-  SizeCtx *sc = &c->tc->sizes;
-  if (size_fraction(sc->arena, s, num, den)) return;
-  sc->overflow = true;
-  *num = size_const(sc, 0);
-  *den = size_const(sc, 1);
+/* ---- requirements ---- */
+
+void require_known(Checker *c, ReqKind kind, Size s, Span span, const char *what, bool ground) {
+  Requirement *r = NEW(c->arena, Requirement);
+  r->kind = kind;
+  r->size = s;
+  r->span = span;
+  r->what = what;
+  r->ground = ground;
+  vec_push(c->arena, &c->reqs, r);
 }
 
-/* num with every integer coefficient reduced modulo a constant den, which
- * leaves num % den unchanged: (N - 64) % 64 is N % 64 */
-static Size reduce_mod(Checker *c, Size num, Size den) {
-  int64_t d;
-  if (!size_const_value(den, &d) || d <= 1) return num;
-  Size out = size_const(&c->tc->sizes, 0);
-  for (int i = 0; i < num.nterms; i++) {
-    if (num.terms[i].den != 1) return num;
-    SizeTerm *t = arena_dup(c->arena, &num.terms[i], sizeof *t); /* sizes keep pointers */
-    t->num %= d;
-    if (t->num == 0) continue;
-    out = size_add(&c->tc->sizes, out, (Size){1, t});
-  }
-  return size_is_zero(out) ? num : out;
+void require(Checker *c, ReqKind kind, Size s, Span span, const char *what) {
+  require_known(c, kind, s, span, what, false);
 }
 
-static const char *size_str(Checker *c, Size s) {
-  TypeNamer tn;
-  check_namer(c, &tn);
-  return tn_size(&tn, s);
-}
+enum { REQ_BUCKETS = 16, REQ_ONE_CHAIN = 4, REQ_FEW = 32, REQ_MET = -1 };
 
-/* Merge the requirement lhs REL rhs into p, of the same kind and lhs, when
- * both right sides are constants: true if p now says both. */
-static bool merge_precond(Checker *c, Precond *p, Size rhs, Span span) {
-  int64_t d, e;
-  if (!size_const_value(p->rhs, &d) || !size_const_value(rhs, &e)) return false;
-  switch (p->kind) {
-  case PRECOND_AT_LEAST:
-    /* N >= 3 and N >= 2 are N >= 3 */
-    if (e > d) p->rhs = rhs, p->span = span;
-    return true;
-  case PRECOND_DIVIDES: {
-    int64_t l;
-    if (__builtin_mul_overflow(d / poly_gcd(d, e), e, &l)) return false;
-    p->rhs = size_const(&c->tc->sizes, l);
-    if (l == e && l != d) p->span = span; /* the new one decides */
-    return true;
-  }
-  }
-  INTERNAL("precondition kind %d", (int)p->kind);
-}
-
-/* Add a precondition unless it is already there; divisibility of the same
- * numerator by constants merges into one by their lcm (N % 4 and N % 8192
- * are N % 8192), lower bounds of the same size into the largest. */
-/* a*floor(num/k) >= b, for positive constants a, b and k, as a bound on
- * num's variables: floor(num/k) >= ceil(b/a) exactly when num >=
- * k*ceil(b/a).  So 32*ceil(N/32) >= 1 (ceil(N/32) is floor((N + 31)/32))
- * is N >= 1, which is the condition a reader can check.  False when lhs
- * and rhs are not of that form. */
-static bool unfloor_bound(SizeCtx *sc, Size *lhs, Size *rhs) {
-  int64_t b, k;
-  if (lhs->nterms != 1 || !size_const_value(*rhs, &b) || b <= 0) return false;
-  const SizeTerm *t = &lhs->terms[0];
-  if (t->den != 1 || t->num <= 0 || t->nfactors != 1 || t->factors[0].exp != 1) return false;
-  const SizeAtom *atom = size_factor_atom(&t->factors[0]);
-  if (atom->kind != SIZE_ATOM_FLOOR || !size_const_value(atom->den, &k) || k <= 0) return false;
-  int64_t q = (b + t->num - 1) / t->num, c0 = 0;
-  if (q > INT64_MAX / k) return false;
-  for (int i = 0; i < atom->num.nterms; i++)
-    if (atom->num.terms[i].nfactors == 0) c0 = atom->num.terms[i].num; /* integer coefficients (size.h) */
-  *lhs = size_sub(sc, atom->num, size_const(sc, c0));
-  *rhs = size_const(sc, k * q - c0);
-  return true;
-}
-
-static void add_precond(Checker *c, Vec *out, PrecondKind kind, Size lhs, Size rhs, Span span) {
-  if (kind == PRECOND_AT_LEAST && unfloor_bound(&c->tc->sizes, &lhs, &rhs) &&
-      size_provably_at_least(&c->tc->sizes, lhs, rhs))
-    return;
-  for (int i = 0; i < out->len; i++) {
-    Precond *p = out->items[i];
-    if (p->kind != kind || !size_eq(p->lhs, lhs)) continue;
-    if (size_eq(p->rhs, rhs) || merge_precond(c, p, rhs, span)) return;
-  }
-  Precond *p = NEW(c->arena, Precond);
-  *p = (Precond){kind, lhs, rhs, span};
-  vec_push(c->arena, out, p);
-}
-
-/* The divisor g of `v % g == 0` if precondition p is one (a single nat
- * parameter over a constant), else 0. */
-static int64_t var_divisor(const Precond *p, Sym *var) {
-  int64_t g;
-  return precond_multiple_of(p, var, &g) ? g : 0;
-}
-
-/* Whether `lhs % d == 0` follows from the preconditions of the form
- * v % g == 0 other than pre[self]: every term coef * v1^e1 * ... of lhs is
- * then a multiple of coef * g1^e1 * ..., and d must divide that.  (K*N % 16
- * follows from N % 16, and printing it would only make the reader check.) */
-static bool implied_divisibility(const Vec *pre, int self, Size lhs, int64_t d) {
-  for (int t = 0; t < lhs.nterms; t++) {
-    const SizeTerm *term = &lhs.terms[t];
-    if (term->den != 1) return false;
-    int64_t need = d / poly_gcd(d, term->num);
-    for (int f = 0; f < term->nfactors && need > 1; f++) {
-      if (term->factors[f].exp < 0) return false;
-      int64_t g = 0;
-      for (int i = 0; i < pre->len && !g; i++) {
-        Sym v;
-        int64_t gi = i == self ? 0 : var_divisor(pre->items[i], &v);
-        if (gi && v == size_factor_var(&term->factors[f])) g = gi;
-      }
-      for (int64_t e = 0; g && e < term->factors[f].exp && need > 1; e++) need /= poly_gcd(need, g);
-    }
-    if (need != 1) return false;
-  }
-  return true;
-}
-
-/* Drop the divisibility preconditions that the others imply: each is
- * decided against the whole list, then the list is compacted. */
-static void drop_implied(Arena *a, Vec *pre) {
-  bool *implied = NEWARRAY(a, bool, pre->len);
-  for (int i = 0; i < pre->len; i++) {
-    const Precond *p = pre->items[i];
-    int64_t d;
-    Sym v;
-    implied[i] = p->kind == PRECOND_DIVIDES && !var_divisor(p, &v) && size_const_value(p->rhs, &d) && d > 0 &&
-                 implied_divisibility(pre, i, p->lhs, d);
-  }
-  int kept = 0;
-  for (int i = 0; i < pre->len; i++)
-    if (!implied[i]) pre->items[kept++] = pre->items[i];
-  pre->len = kept;
-}
-
-/* Preconditions no sizes satisfy, N >= 3 with 2 >= N (idx v N of a window
- * of 3), are an error: the kernel could never run.  Only bounds of one
- * parameter by constants are compared. */
-static void check_bounds_meet(Checker *c, const Vec *pre) {
-  for (int i = 0; i < pre->len; i++) {
-    const Precond *lo = pre->items[i];
-    int64_t low, high;
-    Sym v = size_lone_var(lo->lhs);
-    if (lo->kind != PRECOND_AT_LEAST || !v || !size_const_value(lo->rhs, &low)) continue;
-    for (int j = 0; j < pre->len; j++) {
-      const Precond *hi = pre->items[j];
-      if (hi->kind != PRECOND_AT_LEAST || size_lone_var(hi->rhs) != v || !size_const_value(hi->lhs, &high) ||
-          high >= low)
-        continue;
-      check_error(c, ERR_CONTRADICTORY_PRECONDITIONS, hi->span,
-                  "no value of %s satisfies both %s >= %lld and %lld >= %s, which this requires", v, v, (long long)low,
-                  (long long)high, v);
-      diag_note(c->diag, lo->span, "this requires %s >= %lld", v, (long long)low);
-      return;
-    }
-  }
-}
-
-/* One requirement r, its size s zonked, the i-th of c->reqs: its errors
- * reported, its preconditions added to pre. */
-static void settle_requirement(Checker *c, Vec *pre, const Requirement *r, int i, Size s) {
-  if (size_first_meta(s)) return; /* reported as "cannot infer" */
+/* Whether a requirement on the zonked size s is a whole constant that
+ * meets it (split 4096's 4096 >= 1, a view's 64 >= 0: 7 of a search
+ * variant's 14 requirements).  settle_requirement gives such a one no
+ * message and no precondition (for a natural one it only reports an
+ * overflow left before it), and a use of the def would instantiate it as
+ * it is, met again: so it is neither made distinct nor kept in the def
+ * (translation throughput; not so with DpiaOptions.debug_no_shortcuts,
+ * which test check-shortcuts compares). */
+static bool met_constant(Size s, bool positive) {
   int64_t v;
-  if (r->kind == REQ_POSITIVE) {
-    if (size_const_value(s, &v)) {
-      if (v < 1)
-        check_error(c, ERR_SIZE_TOO_SMALL, r->span, "%s needs a size of at least 1, found %lld", r->what,
-                    (long long)v);
-    } else {
-      /* s >= 1 as num >= den, e.g. N/64 >= 1 is N >= 64 */
-      Size num, den;
-      fraction_of(c, s, &num, &den);
-      /* ceil(N/64) + 1 >= 1 needs no check */
-      if (!size_provably_at_least(&c->tc->sizes, num, den)) add_precond(c, pre, PRECOND_AT_LEAST, num, den, r->span);
-    }
-    return;
-  }
-  Size num, den;
-  fraction_of(c, s, &num, &den);
-  if (!check_overflow(c, r->span)) return;
-  if (size_const_value(num, &v)) {
-    int64_t d;
-    if (!size_const_value(den, &d)) {
-      /* 1024/C (split C of a [1024] array, C a nat or tune parameter):
-       * C must divide 1024 (tests/check/accept_v/tune_params.dpia) */
-      if (v < 0)
-        check_error(c, ERR_SIZE_NEGATIVE, r->span, "size %s is negative", size_str(c, s));
-      else
-        add_precond(c, pre, PRECOND_DIVIDES, num, den, r->span);
-      return;
-    }
-    if (v % d != 0)
-      check_error(c, ERR_SIZE_NOT_WHOLE, r->span, "size %s is not a whole number: %lld is not divisible by %lld",
-                  size_str(c, s), (long long)v, (long long)d);
-    else if (v < 0)
-      check_error(c, ERR_SIZE_NEGATIVE, r->span, "size %s is negative", size_str(c, s));
-    return;
-  }
-  int64_t d;
-  if (!(size_const_value(den, &d) && d == 1)) {
-    Size rest = reduce_mod(c, num, den);
-    int64_t k;
-    if (size_const_value(den, &d) && size_always_divisible(c->arena, rest, d)) {
-      /* N*(N + 1)/2: whole for every N, no precondition */
-    } else if (size_const_value(den, &d) && size_const_value(rest, &k)) {
-      /* (4*N + 3)/4: the symbolic part divides, the constant never does */
-      bool reported = false; /* once per size, at its first use */
-      for (int j = 0; j < i && !reported; j++) {
-        const Requirement *q = c->reqs.items[j];
-        reported = q->kind == REQ_NATURAL && size_eq(zonk_size(c, q->size), s);
-      }
-      if (k % d != 0) {
-        if (!reported)
-          check_error(c, ERR_SIZE_NOT_WHOLE, r->span,
-                      "size %s is never a whole number: %lld is not divisible by %lld, whatever the sizes",
-                      size_str(c, s), (long long)k, (long long)d);
-        return;
-      }
-    } else {
-      add_precond(c, pre, PRECOND_DIVIDES, rest, den, r->span);
-    }
-  }
-  /* non-negativity: positive terms >= negated negative terms */
-  Size pos = {0}, neg = {0};
-  bool has_neg = false;
-  for (int t = 0; t < num.nterms; t++) {
-    Size term = {1, &num.terms[t]}; /* num outlives term */
-    if (num.terms[t].num < 0) {
-      neg = size_sub(&c->tc->sizes, neg, term);
-      has_neg = true;
-    } else {
-      pos = size_add(&c->tc->sizes, pos, term);
-    }
-  }
-  if (has_neg) {
-    if (size_is_zero(pos)) {
-      check_error(c, ERR_SIZE_NEGATIVE, r->span, "size %s is negative", size_str(c, s));
-      return;
-    }
-    /* 64*ceil(N/64) - N is natural by the facts of ceil (size.h) */
-    if (!size_provably_at_least(&c->tc->sizes, pos, neg)) add_precond(c, pre, PRECOND_AT_LEAST, pos, neg, r->span);
-  }
+  return size_const_value(s, &v) && v >= (positive ? 1 : 0);
 }
-
-enum { REQ_BUCKETS = 16, REQ_ONE_CHAIN = 4, REQ_FEW = 32 };
 
 /* settle_requirements' key of a requirement of kind positive on the zonked
  * size s: of what size_eq compares first (the number of terms, the first
@@ -1356,8 +1208,12 @@ static void settle_requirements(Checker *c, DefInfo *def) {
   int *next_in_bucket = few ? next_few : NEWARRAY(c->arena, int, c->reqs.len);
   for (int i = 0; i < c->reqs.len; i++) {
     Requirement *r = c->reqs.items[i];
-    Size s = zonk_size(c, r->size);
+    Size s = requirement_size(c, r);
     bool positive = r->kind == REQ_POSITIVE;
+    if (!c->tc->no_shortcuts && met_constant(s, positive)) {
+      first_of[i] = REQ_MET;
+      continue;
+    }
     unsigned key = nbuckets > 1 ? requirement_key(s, positive) : 0;
     int seen = -1;
     for (int j = bucket[key]; j >= 0 && seen < 0; j = next_in_bucket[j])
@@ -1384,19 +1240,20 @@ static void settle_requirements(Checker *c, DefInfo *def) {
   bool *clean = few ? clean_few : NEWARRAY(c->arena, bool, c->reqs.len);
   for (int i = 0; i < c->reqs.len; i++) {
     Requirement *r = c->reqs.items[i];
+    if (first_of[i] == REQ_MET) {
+      /* all that settle_requirement does with it: a natural one reports
+       * an overflow left by the zonks before it (check_overflow) */
+      if (r->kind == REQ_NATURAL) check_overflow(c, r->span);
+      continue;
+    }
     if (first_of[i] != i && clean[first_of[i]]) continue;
-    Size s = zonk_size(c, r->size);
+    Size s = requirement_size(c, r);
     const Diagnostic *last = c->diag->last;
     bool overflow = c->tc->sizes.overflow;
     settle_requirement(c, &pre, r, i, s);
     clean[i] = !overflow && !c->tc->sizes.overflow && c->diag->last == last;
   }
-  drop_implied(c->arena, &pre);
-  check_bounds_meet(c, &pre);
-  Precond *out = NEWARRAY(c->arena, Precond, pre.len > 0 ? pre.len : 1);
-  for (int i = 0; i < pre.len; i++) out[i] = *(const Precond *)pre.items[i];
-  def->nprecond = pre.len;
-  def->preconds = out;
+  finish_preconds(c, def, &pre);
 }
 
 void finish_decl(Checker *c, DefInfo *def) {
@@ -1416,15 +1273,15 @@ void finish_decl(Checker *c, DefInfo *def) {
       Size l = zonk_size(c, p->lhs), r = zonk_size(c, p->rhs);
       if (size_eq(l, r)) continue;
       if (!size_first_meta(size_sub(&c->tc->sizes, l, r))) {
-        check_error(c, ERR_SIZE_MISMATCH, p->span, "size mismatch: %s is not equal to %s", size_str(c, l),
-                    size_str(c, r));
+        check_error(c, ERR_SIZE_MISMATCH, p->span, "size mismatch: %s is not equal to %s", check_size_str(c, l),
+                    check_size_str(c, r));
         continue;
       }
       if (round < 2) {
         unify_size(c, l, r, p->span); /* may postpone again */
       } else {
         check_error(c, ERR_CANNOT_INFER, p->span, "cannot infer the sizes in %s == %s; add a type ascription",
-                    size_str(c, l), size_str(c, r));
+                    check_size_str(c, l), check_size_str(c, r));
       }
     }
     if (round == 1 && def->body) {
