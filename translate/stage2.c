@@ -515,8 +515,6 @@ static Phrase *lower_slide_seq_i(Stage2 *s, Phrase *head, Phrase *const *args) {
   return b_new(b, PRIM_NEW_PRIVATE, win_t, w, body);
 }
 
-static Phrase *rewrite_child(void *s, Phrase *p) { return rewrite(s, p); }
-
 /* h args[0] .. args[k], the spine old was (old applies args[k]): old's own
  * nodes where the arguments are the ones they hold, so that a spine stage
  * II leaves as it was is not copied (issue 35) */
@@ -646,7 +644,26 @@ static Phrase *rewrite_node(Stage2 *s, Phrase *p) {
     s->b.span = saved;
     return r;
   }
-  return phrase_map_children(s->b.arena, p, rewrite_child, s);
+  /* phrase_map_children(p, rewrite): p with its children rewritten, p
+   * itself where none changes, else a copy unmarked; here, where rewrite
+   * calls itself without a call through a function pointer a child
+   * (issue 35) */
+  if (p->kind == PH_LAM) {
+    Phrase *body = rewrite(s, p->body);
+    if (body == p->body) return p;
+    Phrase *q = arena_dup(s->b.arena, p, sizeof *p);
+    q->normal_run = 0;
+    q->body = body;
+    return q;
+  }
+  Phrase *fst = rewrite(s, p->fst);
+  Phrase *snd = p->kind != PH_PROJ && p->kind != PH_UNOP ? rewrite(s, p->snd) : p->snd;
+  if (fst == p->fst && snd == p->snd) return p;
+  Phrase *q = arena_dup(s->b.arena, p, sizeof *p);
+  q->normal_run = 0;
+  q->fst = fst;
+  q->snd = snd;
+  return q;
 }
 
 static DefInfo *stage2(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *intermediate, int form) {
