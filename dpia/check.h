@@ -162,6 +162,12 @@ bool strategy_check_kernel(Arena *a, Diag *diag, DefInfo *kernel, Phrase *normal
  * source when there is none. */
 bool strategy_check_high_level(Arena *a, Diag *diag, DefInfo *kernel, Phrase *normal_body, bool high_level,
                                Span *unlowered);
+/* The same, every rule asked of every primitive where
+ * strategy_check_high_level skips those that can find nothing (a view's
+ * placement, strategy.c: anywhere), and whether the kernel holds a
+ * grid-level map looked for first: for test strategy */
+bool strategy_check_every_rule(Arena *a, Diag *diag, DefInfo *kernel, Phrase *normal_body, bool high_level,
+                               Span *unlowered);
 /* Both at once where they can be: kernel's checked body when it is what
  * normalize_def gives back as it is (no def, no lambda or def applied, no
  * projection of a pair, within the depth limit: normalize.c's

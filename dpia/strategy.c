@@ -116,7 +116,16 @@ typedef struct Strategy {
   Diag *diag;
   const DefInfo *kernel;
   bool ok;
-  bool has_grid; /* the kernel has a grid-level map: it runs on many work-items */
+  /* the kernel has a grid-level map: it runs on many work-items.  -1
+   * while not known: looked for in body when a rule first asks
+   * (kernel_has_grid), which few do (issue 35: a walk of the whole body
+   * before the check's own) */
+  int has_grid;
+  const Phrase *body;
+  /* every rule asked of every primitive, none skipped for a view or a
+   * scalar primitive (anywhere), and has_grid looked for first:
+   * strategy_check_every_rule, for test strategy, which compares the two */
+  bool every_rule;
   Vec reported;  /* spans already reported (an inlined def appears twice) */
   /* high-level mode (docs/language.md section 21): a computing plain map
    * is no error; the first one is kept here */
@@ -302,13 +311,54 @@ static bool contains_grid_map(const Phrase *p) {
   }
 }
 
+/* contains_grid_map of the kernel's body, looked for once */
+static bool kernel_has_grid(Strategy *s) {
+  if (s->has_grid < 0) s->has_grid = contains_grid_map(s->body);
+  return s->has_grid;
+}
+
 /* contains_grid_map(p) for p walked with frame f: false at once inside
  * an argument known to hold none (every phrase walked with f is inside
  * the argument f was made for), so that the nested bodies of a kernel are
- * not searched again at every level (issue 35) */
-static bool grid_below(const Strategy *s, const Frame *f, const Phrase *p) {
+ * not searched again at every level (issue 35); at the top (no frame),
+ * false where the body is known to hold none, and a grid map found in p
+ * is one of the body's */
+static bool grid_below(Strategy *s, const Frame *f, const Phrase *p) {
   if (f ? f->gridless : !s->has_grid) return false;
-  return contains_grid_map(p);
+  bool found = contains_grid_map(p);
+  if (found && !f) s->has_grid = 1;
+  return found;
+}
+
+/* A primitive that every rule below allows anywhere and that neither
+ * computes (prim_computes) nor makes memory: a view (but scatter, mirror
+ * and depJoin, which are only written) or a scalar primitive.  Of the
+ * rules only the positions of its arguments (to_output) apply to it,
+ * which walk_spine then gives them at once (issue 35: most of a kernel's
+ * spines are views, for which each rule was asked to find nothing; test
+ * strategy compares with every rule asked, strategy_check_every_rule) */
+static bool anywhere(Prim prim) {
+  DPIA_EXHAUSTIVE_BEGIN
+  switch (role_of(prim)) {
+  case ROLE_VIEW: return prim != PRIM_SCATTER && prim != PRIM_MIRROR && prim != PRIM_DEP_JOIN;
+  case ROLE_PAD_VIEW:
+  case ROLE_SCALAR: return true;
+  case ROLE_VIEW_MAP: /* a map that computes has no level */
+  case ROLE_SEQ_MAP:
+  case ROLE_GLOBAL_MAP:
+  case ROLE_WORKGROUP_MAP:
+  case ROLE_LOCAL_MAP:
+  case ROLE_REDUCE:
+  case ROLE_SCAN:
+  case ROLE_REDUCE_RANGE:
+  case ROLE_WINDOW:
+  case ROLE_TO_GLOBAL:
+  case ROLE_TO_LOCAL:
+  case ROLE_TO_PRIVATE:
+  case ROLE_IMPERATIVE: return false;
+  }
+  DPIA_EXHAUSTIVE_END
+  return false;
 }
 
 static void violation(Strategy *s, DiagCode code, Span inner, const Frame *outer, const char *fmt, const char *a,
@@ -967,9 +1017,14 @@ static __attribute__((noinline)) void walk_spine(Strategy *s, const Phrase *p, c
     walk(s, parts, f, pos);
     return;
   }
+  Prim prim = head->prim;
+  if (!s->every_rule && anywhere(prim)) {
+    bool through = pos.to_output && passes_acceptor(prim);
+    for (int i = 0; i < nargs; i++) walk(s, args[i], f, (Position){through, head->span, prim, head->prelude, NULL});
+    return;
+  }
   check_placement(s, head, &spine, f);
   check_not_empty(s, p, head, nargs);
-  Prim prim = head->prim;
   Role role = role_of(prim);
   if (is_grid_map(role) && grid_context(f) && !pos.to_output) {
     /* spec section 5: no barrier across work-groups, at the top of the
@@ -1146,7 +1201,7 @@ static __attribute__((noinline)) void walk_spine(Strategy *s, const Phrase *p, c
   bool computes = prim_computes(prim);
   bool body_has_grid = nargs > 0 && computes && grid_below(s, f, args[0]);
   bool sequential_temp = materialises && !is_grid_map(role) && !body_has_grid;
-  if (!g && s->has_grid && sequential_temp) {
+  if (!g && sequential_temp && kernel_has_grid(s)) {
     /* the same at the top of a kernel: every work-item of the grid would
      * write the whole temporary, which the grid map then reads */
     s->ok = false;
@@ -1232,12 +1287,24 @@ bool strategy_check_kernel(Arena *a, Diag *diag, DefInfo *kernel, Phrase *normal
   return strategy_check_high_level(a, diag, kernel, normal_body, false, NULL);
 }
 
-bool strategy_check_high_level(Arena *a, Diag *diag, DefInfo *kernel, Phrase *normal_body, bool high_level,
-                               Span *unlowered) {
-  Strategy s = {a, diag, kernel, true, contains_grid_map(normal_body), {0}, high_level, {0}, false, false, 0};
+static bool check_high_level(Arena *a, Diag *diag, DefInfo *kernel, Phrase *normal_body, bool high_level,
+                             Span *unlowered, bool every_rule) {
+  Strategy s = {a,           diag,       kernel, true,       every_rule ? contains_grid_map(normal_body) : -1,
+                normal_body, every_rule, {0},    high_level, {0},
+                false,       false,      0};
   walk(&s, normal_body, NULL, (Position){true, normal_body->span, PRIM_COUNT, NULL, NULL});
   if (unlowered) *unlowered = s.unlowered;
   return s.ok;
+}
+
+bool strategy_check_high_level(Arena *a, Diag *diag, DefInfo *kernel, Phrase *normal_body, bool high_level,
+                               Span *unlowered) {
+  return check_high_level(a, diag, kernel, normal_body, high_level, unlowered, false);
+}
+
+bool strategy_check_every_rule(Arena *a, Diag *diag, DefInfo *kernel, Phrase *normal_body, bool high_level,
+                               Span *unlowered) {
+  return check_high_level(a, diag, kernel, normal_body, high_level, unlowered, true);
 }
 
 Phrase *strategy_check_normal_as_is(Arena *a, TypeCtx *tc, const Diag *diag, DefInfo *kernel, bool high_level,
@@ -1248,7 +1315,7 @@ Phrase *strategy_check_normal_as_is(Arena *a, TypeCtx *tc, const Diag *diag, Def
   diag_init(&quiet, a);
   quiet.depth_scale = diag->depth_scale;
   Phrase *body = kernel->body;
-  Strategy s = {a, &quiet, kernel, true, contains_grid_map(body), {0}, high_level, {0}, true, false, 0};
+  Strategy s = {a, &quiet, kernel, true, -1, body, false, {0}, high_level, {0}, true, false, 0};
   walk(&s, body, NULL, (Position){true, body->span, PRIM_COUNT, NULL, NULL});
   /* already_normal's depth limit (levels = max_depth - 1 at the root),
    * which no path of fewer nodes than walked reaches */

@@ -215,8 +215,6 @@ static Phrase *hoist_allocation(Hoist *h, Role memory, DataType *t, Phrase *lam)
   return hoist(h, lam->body);
 }
 
-static Phrase *hoist_child(void *h, Phrase *p) { return hoist(h, p); }
-
 /* a variable of a hoisted allocation in p */
 static bool uses_hoisted(Hoist *h, const Phrase *p) {
   for (;;) {
@@ -243,6 +241,43 @@ static bool uses_hoisted(Hoist *h, const Phrase *p) {
 }
 
 static Phrase *hoist_node(Hoist *h, Phrase *p);
+
+/* phrase_map_children(p, hoist): p with its children hoisted, p itself
+ * where none changes, else a copy unmarked; here, where hoist calls
+ * itself without phrase_map_children's call of a function pointer a
+ * child (issue 35) */
+static Phrase *hoist_children(Hoist *h, Phrase *p) {
+  switch (p->kind) {
+  case PH_VAR:
+  case PH_LIT:
+  case PH_PRIM:
+  case PH_DEF:
+  case PH_COUNT: return p;
+  case PH_LAM: {
+    Phrase *body = hoist(h, p->body);
+    if (body == p->body) return p;
+    Phrase *q = arena_dup(h->b.arena, p, sizeof *p);
+    q->normal_run = 0;
+    q->body = body;
+    return q;
+  }
+  case PH_APP:
+  case PH_PAIR:
+  case PH_PROJ:
+  case PH_SEQ:
+  case PH_ASSIGN:
+  case PH_BINOP:
+  case PH_UNOP: break;
+  }
+  Phrase *fst = hoist(h, p->fst);
+  Phrase *snd = p->kind != PH_PROJ && p->kind != PH_UNOP ? hoist(h, p->snd) : p->snd;
+  if (fst == p->fst && snd == p->snd) return p;
+  Phrase *q = arena_dup(h->b.arena, p, sizeof *p);
+  q->normal_run = 0;
+  q->fst = fst;
+  q->snd = snd;
+  return q;
+}
 
 static Phrase *hoist(Hoist *h, Phrase *p) {
   /* A value holds no allocation (a command: phrase_is_value), so all
@@ -318,7 +353,7 @@ static Phrase *hoist_node(Hoist *h, Phrase *p) {
       return q;
     }
   }
-  return phrase_map_children(h->b.arena, p, hoist_child, h);
+  return hoist_children(h, p);
 }
 
 static DefInfo *hoist_def(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *imperative,
@@ -342,7 +377,7 @@ static DefInfo *hoist_def(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const
    * fewer than the depth limit, normalisation would give the result back
    * as it is, and is not run (issue 35: its walk of the paths hoisting
    * copied was a fifth of the pass).  Else it runs, as before: stage II's
-   * marks trusted, hoisting's copies unmarked (phrase_map_children and
+   * marks trusted, hoisting's copies unmarked (hoist_children and
    * above), so only the paths hoisting changed are walked again. */
   long reach = tc->norm_reach + (long)((a->total - before) / sizeof(Phrase));
   if (h.made_pair || reach >= diag_depth_limit(diag, DPIA_MAX_NORMAL_DEPTH)) {

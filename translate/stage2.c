@@ -26,6 +26,8 @@
 
 #include "build.h"
 
+#include <string.h>
+
 typedef struct Bound Bound;
 struct Bound {
   const Binder *param;
@@ -50,11 +52,16 @@ typedef struct Stage2 {
   /* rewrite met a lambda (or a spine's head that holds one) since this
    * was last cleared (rewrite_value) */
   bool met_lambda;
-  /* each lambda applied by a substitution into its rewritten body, as
-   * before the substitution moved into the walk (translate_stage2_late:
-   * test stage2 compares the two) */
-  bool apply_late;
+  /* 0 as translate_stage2 runs, else the forms it is compared with
+   * (test stage2): STAGE2_APPLY_LATE, each lambda applied by a
+   * substitution into its rewritten body, as before the substitution
+   * moved into the walk (translate_stage2_late); STAGE2_REWRITE_VALUES,
+   * every value rewritten, none given back by kept_value
+   * (translate_stage2_rewritten) */
+  int form;
 } Stage2;
+
+enum { STAGE2_APPLY_LATE = 1, STAGE2_REWRITE_VALUES = 2 };
 
 static Phrase *rewrite(Stage2 *s, Phrase *p);
 
@@ -106,6 +113,95 @@ static Phrase *apply_n(Stage2 *s, Phrase *f, int n, Phrase *const *xs) {
   return f;
 }
 
+/* Whether rewrite(p), no parameter being bound, gives back p itself:
+ * where no lowering is below (a value holds none: phrase_is_value) and
+ * every spine is one whose head is a primitive or a variable and whose
+ * applications respine keeps (b_app_as: each of the spine's span and
+ * type, no mark, no other field), p being its own rewrite all the way
+ * down.  Reads p only. */
+static bool rewritten_as_is(const Phrase *p) {
+  switch (p->kind) {
+  case PH_VAR:
+  case PH_LIT:
+  case PH_PRIM:
+  case PH_DEF: return true;
+  case PH_LAM: return rewritten_as_is(p->body);
+  case PH_APP: {
+    /* and of few enough arguments that phrase_spine takes it apart in
+     * place: one of more takes bytes of the arena, a bound on the nodes
+     * of the result counts (stage2) */
+    const Phrase *q = p;
+    int n = 0;
+    for (; q->kind == PH_APP; q = q->fst) {
+      if (++n > (int)DPIA_COUNTOF(((PhraseSpine *)NULL)->few_args)) return false;
+      const PhraseType *fn = q->fst->type;
+      if ((fn->kind != PT_FN && fn->kind != PT_FN_P) || q->type != fn->snd || q->normal_run != 0 ||
+          memcmp(&q->span, &p->span, sizeof p->span) != 0 || q->prelude || q->index || q->op || q->unop ||
+          !rewritten_as_is(q->snd))
+        return false;
+    }
+    /* a head rewrite leaves unwalked, or a combinator it lowers */
+    return q->kind == PH_VAR || (q->kind == PH_PRIM && !(phrase_left_over(q->prim, PHRASE_IMPERATIVE) &&
+                                                         !phrase_left_over(q->prim, PHRASE_INTERMEDIATE)));
+  }
+  case PH_PROJ:
+  case PH_UNOP: return rewritten_as_is(p->fst);
+  case PH_PAIR:
+  case PH_SEQ:
+  case PH_ASSIGN:
+  case PH_BINOP: return rewritten_as_is(p->fst) && rewritten_as_is(p->snd);
+  case PH_COUNT: break;
+  }
+  return false;
+}
+
+/* What rewrite(p) records of p, which rewritten_as_is found its own
+ * rewrite: the visits (each phrase rewrite is called on, and a spine's
+ * head and inner applications), the notes (a def, a lambda, a projection
+ * of a pair) and the marks, of each phrase rewrite gives back (a spine's
+ * top and arguments, not its head or inner applications) */
+static void keep_as_is(Stage2 *s, Phrase *p) {
+  s->visits++;
+  switch (p->kind) {
+  case PH_VAR:
+  case PH_LIT:
+  case PH_PRIM: break;
+  case PH_DEF: s->not_normal = true; break;
+  case PH_LAM:
+    s->met_lambda = true;
+    keep_as_is(s, p->body);
+    break;
+  case PH_APP:
+    for (Phrase *q = p; q->kind == PH_APP; q = q->fst) {
+      s->visits++;
+      keep_as_is(s, q->snd);
+    }
+    break;
+  case PH_PROJ:
+  case PH_UNOP:
+    keep_as_is(s, p->fst);
+    if (p->kind == PH_PROJ && p->fst->kind == PH_PAIR) s->not_normal = true;
+    break;
+  default:
+    keep_as_is(s, p->fst);
+    keep_as_is(s, p->snd);
+    break;
+  }
+  p->normal_run = s->run;
+}
+
+/* rewrite(p) where no parameter is bound (a value outside every level of
+ * maps: the kernel's input and output views, a leaf rewrite takes at
+ * once aside): given back as it is, its
+ * phrases noted and marked as rewrite notes and marks them, where rewrite
+ * would give it back so (rewritten_as_is), without rewrite's spines taken
+ * apart and put together again (issue 35: a ninth of the stage) */
+static __attribute__((noinline)) Phrase *kept_value(Stage2 *s, Phrase *p) {
+  if (!rewritten_as_is(p)) return rewrite(s, p);
+  keep_as_is(s, p);
+  return p;
+}
+
 /* rewrite p, a value, and whether the result holds a lambda (has_lambda),
  * known from the walk: rewrite walks all of a value but for a spine's
  * head, noting a lambda among them (rewrite_node), and puts for a
@@ -113,10 +209,10 @@ static Phrase *apply_n(Stage2 *s, Phrase *f, int n, Phrase *const *xs) {
  * lowering makes of its values are not walked again to find out
  * (test stage2: an argument with a lambda shared is a binder bound
  * twice, and marks the substitution would not have set) */
-static Phrase *rewrite_value(Stage2 *s, Phrase *p, bool *holds_lambda) {
+static inline __attribute__((always_inline)) Phrase *rewrite_value(Stage2 *s, Phrase *p, bool *holds_lambda) {
   bool outer = s->met_lambda;
   s->met_lambda = false;
-  Phrase *r = rewrite(s, p);
+  Phrase *r = p->kind == PH_APP && !s->bound && !(s->form & STAGE2_REWRITE_VALUES) ? kept_value(s, p) : rewrite(s, p);
   *holds_lambda = s->met_lambda;
   s->met_lambda |= outer;
   return r;
@@ -164,8 +260,8 @@ static Phrase *apply_in_walk(Stage2 *s, Phrase *f, int n, Phrase *const *xs, con
   const Bound *outer = s->bound;
   Phrase *body = f;
   int k = 0;
-  while (!s->apply_late && k < n && k < (int)DPIA_COUNTOF(bound) && body->kind == PH_LAM && xs[k]->kind != PH_VAR &&
-         !lambdas[k]) {
+  while (!(s->form & STAGE2_APPLY_LATE) && k < n && k < (int)DPIA_COUNTOF(bound) && body->kind == PH_LAM &&
+         xs[k]->kind != PH_VAR && !lambdas[k]) {
     bound[k] = (Bound){body->lam_binder, xs[k], k ? &bound[k - 1] : outer};
     body = body->body;
     k++;
@@ -419,8 +515,6 @@ static Phrase *lower_slide_seq_i(Stage2 *s, Phrase *head, Phrase *const *args) {
   return b_new(b, PRIM_NEW_PRIVATE, win_t, w, body);
 }
 
-static Phrase *rewrite_child(void *s, Phrase *p) { return rewrite(s, p); }
-
 /* h args[0] .. args[k], the spine old was (old applies args[k]): old's own
  * nodes where the arguments are the ones they hold, so that a spine stage
  * II leaves as it was is not copied (issue 35) */
@@ -550,11 +644,30 @@ static Phrase *rewrite_node(Stage2 *s, Phrase *p) {
     s->b.span = saved;
     return r;
   }
-  return phrase_map_children(s->b.arena, p, rewrite_child, s);
+  /* phrase_map_children(p, rewrite): p with its children rewritten, p
+   * itself where none changes, else a copy unmarked; here, where rewrite
+   * calls itself without a call through a function pointer a child
+   * (issue 35) */
+  if (p->kind == PH_LAM) {
+    Phrase *body = rewrite(s, p->body);
+    if (body == p->body) return p;
+    Phrase *q = arena_dup(s->b.arena, p, sizeof *p);
+    q->normal_run = 0;
+    q->body = body;
+    return q;
+  }
+  Phrase *fst = rewrite(s, p->fst);
+  Phrase *snd = p->kind != PH_PROJ && p->kind != PH_UNOP ? rewrite(s, p->snd) : p->snd;
+  if (fst == p->fst && snd == p->snd) return p;
+  Phrase *q = arena_dup(s->b.arena, p, sizeof *p);
+  q->normal_run = 0;
+  q->fst = fst;
+  q->snd = snd;
+  return q;
 }
 
-static DefInfo *stage2(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *intermediate, bool apply_late) {
-  Stage2 s = {{a, tc, in, intermediate->body->span, {{0}}}, ++tc->norm_runs, false, 0, NULL, false, apply_late};
+static DefInfo *stage2(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *intermediate, int form) {
+  Stage2 s = {{a, tc, in, intermediate->body->span, {{0}}}, ++tc->norm_runs, false, 0, NULL, false, form};
   DefInfo *d = NEW(a, DefInfo);
   *d = *intermediate;
   size_t before = a->total;
@@ -579,9 +692,13 @@ static DefInfo *stage2(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const De
 }
 
 DefInfo *translate_stage2(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *intermediate) {
-  return stage2(a, tc, in, diag, intermediate, false);
+  return stage2(a, tc, in, diag, intermediate, 0);
 }
 
 DefInfo *translate_stage2_late(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *intermediate) {
-  return stage2(a, tc, in, diag, intermediate, true);
+  return stage2(a, tc, in, diag, intermediate, STAGE2_APPLY_LATE | STAGE2_REWRITE_VALUES);
+}
+
+DefInfo *translate_stage2_rewritten(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *intermediate) {
+  return stage2(a, tc, in, diag, intermediate, STAGE2_REWRITE_VALUES);
 }

@@ -36,6 +36,12 @@ DefInfo *translate_stage2(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const
  * (stage2.c substitutes in its rewrite walk, apply_in_walk): for test
  * stage2, which compares the two node for node */
 DefInfo *translate_stage2_late(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *intermediate);
+/* The same, every value rewritten where translate_stage2 gives back one
+ * that its rewrite would give back as it is, no parameter being bound
+ * (stage2.c, kept_value): for test stage2, which compares the two node
+ * for node, marks and the bound on the nodes (TypeCtx.norm_reach)
+ * included */
+DefInfo *translate_stage2_rewritten(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *intermediate);
 /* Hoisting (section 6.4, spec section 7): newGlobal to kernel parameters,
  * newLocal to kernel scope, widened across the parallel loops they leave. */
 DefInfo *translate_hoist(Arena *a, TypeCtx *tc, Interner *in, Diag *diag, const DefInfo *imperative);

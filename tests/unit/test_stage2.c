@@ -10,10 +10,16 @@
  * kind, span, type and fields, and every binder in its name, span, type,
  * uses and ownership; and the marks (none, this stage's, another's) must
  * agree, but that a phrase may be unmarked in the walk's result only (a
- * copy of an argument that holds a lambda: see same).  Each kernel is
+ * copy of an argument that holds a lambda: see same).  And the values
+ * stage II gives back as they are where nothing is bound (kept_value)
+ * against their rewrite (translate_stage2_rewritten): the same program
+ * node for node, the marks exactly, the same bound on the nodes
+ * (TypeCtx.norm_reach) and the same normalisations.  Each kernel is
  * compared again with a redex made at each of its levels of maps
- * (wrap_maps).  Prints `stage2: K kernels (W with redexes made), N nodes
- * compared (U unmarked in the walk's only), F failed`. */
+ * (wrap_maps), and with every spine's applications given spans of their
+ * own (split_spans).  Prints `stage2: K kernels (W with redexes made, S
+ * with spans split), N nodes compared (U unmarked in the walk's only), F
+ * failed`. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +31,7 @@
 typedef struct Tally {
   int kernels, failed;
   long nodes, unmarked;
-  int wrapped;
+  int wrapped, spanned;
 } Tally;
 
 /* the binders bound on the way down: late[k] corresponds to walk[k] */
@@ -41,6 +47,8 @@ typedef struct Compare {
    * two (normalize.c: every binder of a result is bound once) */
   const Binder **seen[2];
   long nseen[2], cap;
+  /* the marks must agree exactly (no phrase unmarked in one only) */
+  bool strict;
   const char *wrong;
 } Compare;
 
@@ -92,7 +100,7 @@ static bool same(Compare *c, const Phrase *a, const Phrase *b) {
    * unmarked, where the substitution shared them marked (apply_in_walk);
    * a phrase unmarked is only walked again by normalisation */
   int late_mark = mark_kind(a->normal_run, c->runs), walk_mark = mark_kind(b->normal_run, c->runs);
-  if (late_mark != walk_mark && walk_mark != 0) return c->wrong = "marks of normality differ", false;
+  if (late_mark != walk_mark && (walk_mark != 0 || c->strict)) return c->wrong = "marks of normality differ", false;
   if (late_mark != walk_mark) c->unmarked++;
   switch (a->kind) {
   case PH_VAR:
@@ -173,6 +181,22 @@ static Phrase *wrap_maps(void *ctx, Phrase *p) {
   return q;
 }
 
+/* p with every spine's inner applications given spans of their own (one
+ * byte shorter than the application around them): stage I makes a
+ * spine's applications with one span, which stage II keeps (respine,
+ * b_app_as), and copies where they differ; a value it gives back as it
+ * is (kept_value) must then be copied as its rewrite copies it */
+static Phrase *split_spans(void *ctx, Phrase *p) {
+  Builder *b = ctx;
+  p = phrase_map_children(b->arena, p, split_spans, b);
+  if (p->kind != PH_APP || p->fst->kind != PH_APP || p->fst->span.end <= p->fst->span.begin) return p;
+  Phrase *inner = arena_dup(b->arena, p->fst, sizeof *p);
+  inner->span.end--;
+  Phrase *q = arena_dup(b->arena, p, sizeof *p);
+  q->fst = inner;
+  return q;
+}
+
 /* the marks of normality of p's phrases (a stage II run sets some in place) */
 typedef struct Marks {
   Phrase **at;
@@ -204,6 +228,13 @@ static void save_marks(Marks *m, Phrase *p) {
   }
 }
 
+/* the marks saved put back, and the list freed */
+static void put_back_marks(Marks *m) {
+  for (long k = 0; k < m->n; k++) m->at[k]->normal_run = m->mark[k];
+  free(m->at);
+  free(m->mark);
+}
+
 static void compare(UnitEnv *env, const char *path, const DefInfo *def, const DefInfo *intermediate, Tally *t) {
   Compare c = {.arena = &env->arena};
   Marks marks = {0};
@@ -213,16 +244,36 @@ static void compare(UnitEnv *env, const char *path, const DefInfo *def, const De
   DefInfo *late = translate_stage2_late(&env->arena, &env->tc, &env->in, &env->diag, intermediate);
   for (long k = 0; k < marks.n; k++) marks.at[k]->normal_run = marks.mark[k];
   env->tc.dep_rows = dep_rows;
+  /* every value rewritten (the values kept as they are, stage2.c
+   * kept_value, against their rewrite): the same nodes, marks, bound on
+   * the nodes and normalisations */
+  int runs = env->tc.norm_runs;
+  DefInfo *rewritten = translate_stage2_rewritten(&env->arena, &env->tc, &env->in, &env->diag, intermediate);
+  long reach_rewritten = env->tc.norm_reach;
+  int runs_rewritten = env->tc.norm_runs - runs;
+  for (long k = 0; k < marks.n; k++) marks.at[k]->normal_run = marks.mark[k];
+  env->tc.dep_rows = dep_rows;
+  runs = env->tc.norm_runs;
   DefInfo *walk = translate_stage2(&env->arena, &env->tc, &env->in, &env->diag, intermediate);
+  long reach_walk = env->tc.norm_reach;
+  int runs_walk = env->tc.norm_runs - runs;
   c.runs[1] = env->tc.norm_runs;
-  free(marks.at);
-  free(marks.mark);
-  if (!late && !walk) return;
+  if (!late && !walk && !rewritten) {
+    put_back_marks(&marks);
+    return;
+  }
   t->kernels++;
-  if (!late || !walk)
-    c.wrong = "one translates, the other does not";
+  if (!late || !walk || !rewritten)
+    c.wrong = "one translates, another does not";
   else
     same(&c, late->body, walk->body);
+  Compare kept = {.arena = &env->arena, .runs = {c.runs[0], c.runs[1]}, .strict = true};
+  if (!c.wrong && !same(&kept, rewritten->body, walk->body))
+    c.wrong = arena_printf(&env->arena, "with every value rewritten: %s", kept.wrong);
+  else if (!c.wrong && reach_rewritten != reach_walk)
+    c.wrong = "with every value rewritten: the bounds on the nodes differ";
+  else if (!c.wrong && runs_rewritten != runs_walk)
+    c.wrong = "with every value rewritten: the normalisations differ";
   if (c.wrong) {
     fprintf(stderr, "test_stage2: %s: kernel %s: %s\n", path, def->name, c.wrong);
     t->failed++;
@@ -231,12 +282,17 @@ static void compare(UnitEnv *env, const char *path, const DefInfo *def, const De
   t->unmarked += c.unmarked;
   free(c.seen[0]);
   free(c.seen[1]);
+  free(kept.seen[0]);
+  free(kept.seen[1]);
+  /* the intermediate program's marks as stage I left them, for the
+   * comparisons of the copies made of it next (wrap_maps, split_spans) */
+  put_back_marks(&marks);
 }
 
 static void check_file(const char *path, Tally *t) {
   UnitEnv env;
   UNIT_ENV_INIT(&env, "test_stage2");
-  CheckedProgram *cp = unit_check_file(&env, "test_stage2", path, true, &t->failed);
+  CheckedProgram *cp = unit_check_file(&env, "test_stage2", path, false, &t->failed);
   for (int i = 0; cp && i < cp->ndefs; i++) {
     DefInfo *def = cp->defs[i];
     if (!def->is_kernel || !def->ok || !def->body) continue;
@@ -253,6 +309,14 @@ static void check_file(const char *path, Tally *t) {
       t->wrapped++;
       compare(&env, path, def, wrapped, t);
     }
+    /* and with spines whose applications' spans differ */
+    DefInfo *spanned = NEW(&env.arena, DefInfo);
+    *spanned = *intermediate;
+    spanned->body = split_spans(&b, intermediate->body);
+    if (spanned->body != intermediate->body) {
+      t->spanned++;
+      compare(&env, path, def, spanned, t);
+    }
   }
   arena_free(&env.arena);
 }
@@ -262,13 +326,18 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: test_stage2 FILE.dpia...\n");
     return 2;
   }
-  Tally t = {0, 0, 0, 0, 0};
+  Tally t = {0, 0, 0, 0, 0, 0};
   for (int i = 1; i < argc; i++) check_file(argv[i], &t);
   if (!t.wrapped) {
     fprintf(stderr, "test_stage2: no kernel with a map translated: nothing is tested\n");
     t.failed++;
   }
-  printf("stage2: %d kernels (%d with redexes made), %ld nodes compared (%ld unmarked in the walk's only), %d failed\n",
-         t.kernels, t.wrapped, t.nodes, t.unmarked, t.failed);
+  if (!t.spanned) {
+    fprintf(stderr, "test_stage2: no kernel with a spine of two arguments: nothing is tested\n");
+    t.failed++;
+  }
+  printf("stage2: %d kernels (%d with redexes made, %d with spans split), %ld nodes compared (%ld unmarked in the "
+         "walk's only), %d failed\n",
+         t.kernels, t.wrapped, t.spanned, t.nodes, t.unmarked, t.failed);
   return t.failed ? 1 : 0;
 }
