@@ -48,12 +48,13 @@
  * line.  --update rewrites the expected files that exist (it creates
  * none) from the actual outputs, for tests whose exit status is the
  * expected one; the .dpia, its CHECK lines included, is never written.  -v also prints `PASS X.dpia`. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* sigaltstack, SA_ONSTACK: POSIX with XSI */
 
 #include "test_runner.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -571,6 +572,77 @@ static void run_test(Test *t) {
   dpia_result_free(translated);
 }
 
+/* ---- a crash while testing ----
+ *
+ * dpia tests in process, so a crash of the translator (always a bug) would
+ * end the run with the results so far still in stdout's buffer and no word
+ * of which file did it.  The runner flushes stdout before each file and,
+ * on a fatal signal, writes `FAIL X.dpia: dpia crashed ...` to stderr, then
+ * gives the signal back to the handler that was there before (the default,
+ * or a sanitizer's, which then reports where), so the run still ends by it
+ * and its exit status says so.  A handler can reach no argument: the file
+ * under test and the handlers replaced are the runner's only process-wide
+ * state, set by `dpia test` alone (never by the library). */
+
+enum { NCRASH_SIGNALS = 5 };
+static const int crash_signals[NCRASH_SIGNALS] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+static struct sigaction crash_previous[NCRASH_SIGNALS];
+static const char *volatile file_under_test;
+
+/* write(2) alone: async-signal-safe */
+static void crash_write(const char *s) {
+  size_t n = 0;
+  while (s[n]) n++;
+  while (n > 0) {
+    ssize_t w = write(STDERR_FILENO, s, n);
+    if (w <= 0) return;
+    s += w;
+    n -= (size_t)w;
+  }
+}
+
+static void report_crash(int sig) {
+  char number[12];
+  int len = 0;
+  for (int v = sig; len == 0 || v > 0; v /= 10) number[len++] = (char)('0' + v % 10);
+  char text[12];
+  for (int i = 0; i < len; i++) text[i] = number[len - 1 - i];
+  text[len] = 0;
+  const char *path = file_under_test;
+  crash_write("FAIL ");
+  crash_write(path ? path : "(no file)");
+  crash_write(": dpia crashed (signal ");
+  crash_write(text);
+  crash_write("): a bug in dpia; the files after it were not tested\n");
+  /* the handler before ours takes it: returning runs the faulting
+   * instruction again (abort() raises again itself) */
+  for (int i = 0; i < NCRASH_SIGNALS; i++)
+    if (crash_signals[i] == sig) sigaction(sig, &crash_previous[i], NULL);
+}
+
+static void catch_crashes(void) {
+  /* a stack of its own, so that a stack overflow is reported too */
+  static char alternate[1 << 16];
+  stack_t st = {.ss_sp = alternate, .ss_size = sizeof alternate};
+  sigaltstack(&st, NULL);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = report_crash;
+  sa.sa_flags = SA_ONSTACK;
+  sigemptyset(&sa.sa_mask);
+  for (int i = 0; i < NCRASH_SIGNALS; i++) sigaction(crash_signals[i], &sa, &crash_previous[i]);
+}
+
+/* DPIA_DEBUG_TEST_CRASH=NAME: the test of a file whose path ends in NAME
+ * faults on purpose, to test the report above (tests/dpiatest) */
+static void crash_if_asked(const char *path) {
+  const char *name = getenv("DPIA_DEBUG_TEST_CRASH");
+  size_t n = name ? strlen(name) : 0, len = strlen(path);
+  if (n == 0 || n > len || strcmp(path + len - n, name) != 0) return;
+  volatile int *nowhere = NULL;
+  *nowhere = 1;
+}
+
 /* Test one file, print its failures; true if it passed. */
 static bool test_file(Runner *r, const char *path) {
   DpiaMem mem;
@@ -590,6 +662,9 @@ static bool test_file(Runner *r, const char *path) {
   t.path = path;
   t.base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
   t.stem = arena_strndup(&arena, path, strlen(path) - 5); /* collect took only .dpia files */
+  fflush(stdout);
+  file_under_test = path;
+  crash_if_asked(path);
   buf_init(&t.report, &arena);
   char *text = read_text(&arena, path, &t.len);
   if (!text) fail(&t, "cannot read it: %s", strerror(errno));
@@ -600,6 +675,7 @@ static bool test_file(Runner *r, const char *path) {
   fwrite(t.report.data, 1, t.report.len, stdout);
   if (!t.nfailures && r->verbose) printf("PASS %s\n", path);
   bool passed = t.nfailures == 0;
+  file_under_test = NULL;
   arena_free(&arena);
   return passed;
 }
@@ -657,6 +733,7 @@ int dpia_test_command(int argc, char **argv) {
     arena_free(&arena);
     return DPIA_EUSAGE;
   }
+  catch_crashes();
   for (int i = 0; i < files.len; i++) {
     if (test_file(&r, files.items[i])) r.passed++;
     else r.failed++;

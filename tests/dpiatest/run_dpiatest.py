@@ -15,6 +15,9 @@
     `dpia test --update` restores it byte for byte (and leaves the .dpia,
     its CHECK lines, alone), and the test passes again;
   * a bad command line exits 2;
+  * a crash while testing a file (made on purpose: DPIA_DEBUG_TEST_CRASH)
+    prints `FAIL X.dpia: dpia crashed ...` and ends the run by its signal,
+    with the results before it printed;
   * with --run (an OpenCL device): cases/run's RUN lines pass, and
     cases/run_fail's fails naming the RUN line and showing dpia run's error.
 Runs happen inside the copy with relative paths, so output is the same on
@@ -29,8 +32,8 @@ import tempfile
 failures = []
 
 
-def dpia_test(dpia, cwd, *args):
-    p = subprocess.run([dpia, 'test', *args], cwd=cwd, capture_output=True, timeout=300)
+def dpia_test(dpia, cwd, *args, env=None):
+    p = subprocess.run([dpia, 'test', *args], cwd=cwd, capture_output=True, timeout=300, env=env)
     return p.returncode, p.stdout.decode(errors='replace'), p.stderr.decode(errors='replace')
 
 
@@ -92,6 +95,13 @@ def main():
         for bad in [[], ['--bogus', 'pass'], ['no_such_dir'], ['pass/kept.cl']]:
             rc, out, err = dpia_test(dpia, work, *bad)
             expect(rc == 2 and 'error' in err, 'dpia test %s: exit %d, expected 2' % (' '.join(bad), rc), err)
+        # a crash names its file: the results before it kept, the run ended
+        # by the signal (DPIA_DEBUG_TEST_CRASH makes that file's test fault)
+        env = dict(os.environ, DPIA_DEBUG_TEST_CRASH='label_vars.dpia')
+        rc, out, err = dpia_test(dpia, work, '-v', 'pass', env=env)
+        expect(rc not in (0, 1, 2) and 'PASS pass/kept.dpia\n' in out and 'pass/label_vars.dpia' not in out
+               and 'FAIL pass/label_vars.dpia: dpia crashed (signal ' in err and 'passed' not in out,
+               'a crash while testing: exit %d' % rc, out + err)
         rc, out, _ = dpia_test(dpia, work, '--help')
         expect(rc == 0 and out.startswith('usage: dpia test'), 'dpia test --help: exit %d' % rc, out)
 
