@@ -100,6 +100,12 @@ static const unsigned char binary_op_row[TOK_COUNT] = {
 #undef X
 };
 
+/* parse_expr starts the climb at any binary operator: none is looser
+ * than PREC_ASSIGN */
+#define X(tok, prec, assoc, kind, op) _Static_assert((prec) >= PREC_ASSIGN, "binary operator looser than PREC_ASSIGN");
+DPIA_BINARY_OPS(X)
+#undef X
+
 static const BinaryOp *binary_op_of(TokKind kind) {
   unsigned row = binary_op_row[kind];
   return row ? &binary_ops[row - 1] : NULL;
@@ -653,8 +659,6 @@ TypeAst *parse_ptype(Parser *p) {
 
 /* ---- expressions ---- */
 
-static Ast *parse_binary(Parser *p, int min_prec);
-
 static bool starts_atom(TokKind kind) {
   switch (kind) {
   case TOK_IDENT:
@@ -1034,17 +1038,16 @@ static Ast *parse_binary_after(Parser *p, Ast *lhs, int min_prec, uint32_t begin
   }
 }
 
-static Ast *parse_binary(Parser *p, int min_prec) {
-  uint32_t begin = p->tok.span.begin;
-  return parse_binary_after(p, parse_unary(p), min_prec, begin);
-}
-
 /* expr ::= binary(PREC_ASSIGN) [';' expr]            -- ';' right associative
  * (lambda and let are atoms whose body is an expr, which gives them the
  * loosest precedence) */
 Ast *parse_expr(Parser *p) {
   uint32_t begin = p->tok.span.begin;
-  Ast *first = parse_binary(p, PREC_ASSIGN);
+  /* binary(PREC_ASSIGN), the loosest level: the climb only where an
+   * operator follows the first unary (most lambda bodies and
+   * parenthesised arguments have none) */
+  Ast *first = parse_unary(p);
+  if (binary_op_row[p->tok.kind]) first = parse_binary_after(p, first, PREC_ASSIGN, begin);
   if (!parser_at(p, TOK_SEMI)) return first;
   parser_advance(p);
   if (!enter(p)) return first;
