@@ -391,11 +391,11 @@ static void skip_digits(Lexer *lx) {
   while (is_digit(peek(lx))) lx->pos++;
 }
 
+static void lex_number_tail(Lexer *lx, Token *t, uint32_t begin, uint64_t value, bool overflow);
+
 /* INT:   digits
  * FLOAT: digits '.' digits [exponent] ['f'] | digits exponent ['f']
  * exponent: ('e'|'E') ['+'|'-'] digits */
-static void lex_number_tail(Lexer *lx, Token *t, uint32_t begin, uint64_t value, bool overflow);
-
 static DPIA_NOINLINE void lex_number(Lexer *lx, Token *t) {
   uint32_t begin = lx->pos;
   const unsigned char *all = (const unsigned char *)lx->text;
