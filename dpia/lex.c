@@ -391,6 +391,8 @@ static void skip_digits(Lexer *lx) {
   while (is_digit(peek(lx))) lx->pos++;
 }
 
+static void lex_number_tail(Lexer *lx, Token *t, uint32_t begin, uint64_t value, bool overflow);
+
 /* INT:   digits
  * FLOAT: digits '.' digits [exponent] ['f'] | digits exponent ['f']
  * exponent: ('e'|'E') ['+'|'-'] digits */
@@ -414,6 +416,13 @@ static DPIA_NOINLINE void lex_number(Lexer *lx, Token *t) {
     t->int_overflow = overflow;
     return;
   }
+  lex_number_tail(lx, t, begin, value, overflow);
+}
+
+/* The rest of a number whose digits from begin are read (value, or
+ * overflow), pos at the byte after them, which is an identifier's byte or
+ * a '.': a decimal, or an integer with an error. */
+static DPIA_NOINLINE void lex_number_tail(Lexer *lx, Token *t, uint32_t begin, uint64_t value, bool overflow) {
   bool decimal = false;
   if (peek(lx) == '.' && is_digit(peek_at(lx, 1))) {
     decimal = true;
@@ -660,8 +669,30 @@ static inline void lex_skipping_to(Lexer *lx, Token *t) {
  * straight to lex_number, not through lex_skipping's loop and lex_other's
  * switch (a variant of a search writes its sizes as numbers: issue 35). */
 static DPIA_NOINLINE bool lex_number_checked(Lexer *lx, Token *t) {
+  /* up to 19 digits (below 10^19: no overflow) without lex_number's test
+   * per digit; an integer that neither an identifier's byte nor a '.'
+   * follows (a variant's sizes: issue 35) is done here without its call;
+   * a decimal or a glued suffix goes on from the byte after the digits,
+   * and only a longer number is read again by lex_number */
+  const unsigned char *all = (const unsigned char *)lx->text;
+  size_t begin = lx->pos, at = begin, end = lx->len;
+  size_t stop = end - at > 19 ? at + 19 : end;
+  uint64_t value = 0;
+  for (unsigned digit; at < stop && (digit = (unsigned)(all[at] - '0')) < 10; at++) value = value * 10 + digit;
+  if (at == end || (at < stop && !(byte_class[all[at]] & BYTE_IDENT) && all[at] != '.')) {
+    lx->pos = (uint32_t)at;
+    make_token(lx, t, TOK_INT, (uint32_t)begin);
+    t->int_value = value;
+    t->int_overflow = false;
+    return false;
+  }
   int errors_before = lx->diag->nerrors;
-  lex_number(lx, t);
+  if (at < stop) {
+    lx->pos = (uint32_t)at;
+    lex_number_tail(lx, t, (uint32_t)begin, value, false);
+  } else {
+    lex_number(lx, t);
+  }
   return lx->diag->nerrors != errors_before;
 }
 

@@ -100,6 +100,12 @@ static const unsigned char binary_op_row[TOK_COUNT] = {
 #undef X
 };
 
+/* parse_expr starts the climb at any binary operator: none is looser
+ * than PREC_ASSIGN */
+#define X(tok, prec, assoc, kind, op) _Static_assert((prec) >= PREC_ASSIGN, "binary operator looser than PREC_ASSIGN");
+DPIA_BINARY_OPS(X)
+#undef X
+
 static const BinaryOp *binary_op_of(TokKind kind) {
   unsigned row = binary_op_row[kind];
   return row ? &binary_ops[row - 1] : NULL;
@@ -653,8 +659,6 @@ TypeAst *parse_ptype(Parser *p) {
 
 /* ---- expressions ---- */
 
-static Ast *parse_binary(Parser *p, int min_prec);
-
 static bool starts_atom(TokKind kind) {
   switch (kind) {
   case TOK_IDENT:
@@ -999,15 +1003,23 @@ static Ast *make_binary(Parser *p, const BinaryOp *op, Ast *lhs, Ast *rhs, uint3
  * precedence is at least min, by precedence climbing: the right operand of
  * an operator of precedence q is binary(q + 1), so operators of one level
  * associate to the left, and the non-associative levels refuse a second
- * operator of the same level. */
-static Ast *parse_binary(Parser *p, int min_prec) {
-  uint32_t begin = p->tok.span.begin;
-  Ast *lhs = parse_unary(p);
+ * operator of the same level.  parse_binary_after goes on from lhs, an
+ * operand read already that began at begin; binary(q + 1) is its first
+ * unary then parse_binary_after only if an operator above q follows, which
+ * it would return from at once otherwise (a call level less for most
+ * operands: translation throughput, issue 35). */
+static Ast *parse_binary_after(Parser *p, Ast *lhs, int min_prec, uint32_t begin) {
   for (;;) {
     const BinaryOp *op = binary_op_of(p->tok.kind);
     if (!op || op->prec < min_prec) return lhs;
     parser_advance(p);
-    Ast *rhs = parse_binary(p, op->prec + 1);
+    /* the right operand, binary(q + 1): its first unary here, and the
+     * climb on from it only where a tighter operator follows (most
+     * operands end at one of the same level or looser: `|>` chains) */
+    uint32_t rhs_begin = p->tok.span.begin;
+    Ast *rhs = parse_unary(p);
+    const BinaryOp *tighter = binary_op_of(p->tok.kind);
+    if (tighter && tighter->prec > op->prec) rhs = parse_binary_after(p, rhs, op->prec + 1, rhs_begin);
     lhs = make_binary(p, op, lhs, rhs, begin);
     if (op->assoc != ASSOC_NONE) continue;
     const BinaryOp *next = binary_op_of(p->tok.kind);
@@ -1031,7 +1043,11 @@ static Ast *parse_binary(Parser *p, int min_prec) {
  * loosest precedence) */
 Ast *parse_expr(Parser *p) {
   uint32_t begin = p->tok.span.begin;
-  Ast *first = parse_binary(p, PREC_ASSIGN);
+  /* binary(PREC_ASSIGN), the loosest level: the climb only where an
+   * operator follows the first unary (most lambda bodies and
+   * parenthesised arguments have none) */
+  Ast *first = parse_unary(p);
+  if (binary_op_row[p->tok.kind]) first = parse_binary_after(p, first, PREC_ASSIGN, begin);
   if (!parser_at(p, TOK_SEMI)) return first;
   parser_advance(p);
   if (!enter(p)) return first;

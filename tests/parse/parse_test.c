@@ -977,6 +977,72 @@ static void test_lexer(Tester *t, DpiaMem *mem) {
           prim_info[p].name, "the table and the lookup disagree");
 }
 
+/* lexer_scan reads a number at a digit itself (lex_number_checked: up to
+ * 19 digits, an integer done without lex_number), while a number after a
+ * comment reaches lex_number through lex_skipping: the two paths must
+ * agree, token for token and error for error, on numbers of 1 to 24
+ * digits (10^19 and more overflow), each followed by what makes it an
+ * integer, a decimal or an error, near the end of the text and far from
+ * it (issue 35, translation throughput). */
+static void test_number_paths(Tester *t, DpiaMem *mem) {
+  static const char *const after[] = {"", " ", ")", "\n", ".5", ".", ".1 x", "f", "abc", "e3", "e+2f", "E-1", "_", "'",
+                                      "x.2", "5", ".s1", ".w", "..", ".5e", "--c\n"};
+  static const char *const tails[] = {"", " y", " yyyyyyyyyyyyyyyyyyyyyyyyyyyy"};
+  uint64_t state = 0x2545F4914F6CDD1Du;
+  int cases = 0, differ = 0;
+  for (int digits = 1; digits <= 24; digits++)
+    for (size_t a = 0; a < DPIA_COUNTOF(after); a++)
+      for (size_t tl = 0; tl < DPIA_COUNTOF(tails); tl++)
+        for (int round = 0; round < 4; round++) {
+          char number[32];
+          for (int i = 0; i < digits; i++) {
+            state = state * 6364136223846793005u + 1442695040888963407u;
+            /* round 0: all nines (the largest value of its length) */
+            number[i] = round == 0 ? '9' : (char)('0' + (state >> 33) % 10);
+          }
+          number[digits] = 0;
+          Parsed direct, skipped;
+          parse_text(&direct, mem, "t.dpia", "", 0);
+          parse_text(&skipped, mem, "t.dpia", "", 0);
+          const char *text = arena_printf(&direct.arena, "%s%s%s", number, after[a], tails[tl]);
+          const char *commented = arena_printf(&skipped.arena, "--\n%s", text);
+          source_init(&direct.src, &direct.arena, "t.dpia", text, strlen(text));
+          source_init(&skipped.src, &skipped.arena, "t.dpia", commented, strlen(commented));
+          Lexer ld, ls;
+          lexer_init(&ld, &direct.src, &direct.interner, &direct.diag);
+          lexer_init(&ls, &skipped.src, &skipped.interner, &skipped.diag);
+          bool same = true;
+          for (int n = 0; same; n++) {
+            Token want = lexer_next(&ls), got = lexer_next(&ld);
+            TokKind k = want.kind;
+            same = got.kind == k && got.span.begin + 3 == want.span.begin && got.span.end + 3 == want.span.end &&
+                   (k != TOK_IDENT || strcmp(lexer_ident(&ld, &got), lexer_ident(&ls, &want)) == 0) &&
+                   ((k != TOK_INT && k != TOK_LANE) || got.int_value == want.int_value) &&
+                   (k != TOK_INT || got.int_overflow == want.int_overflow) &&
+                   (k != TOK_FLOAT ||
+                    (got.float_value == want.float_value && got.float_suffix_f == want.float_suffix_f));
+            if (k == TOK_EOF || n > 8) break;
+          }
+          same = same && direct.diag.nerrors == skipped.diag.nerrors;
+          for (const Diagnostic *x = direct.diag.first, *y = skipped.diag.first; same && (x || y);
+               x = x->next, y = y->next)
+            same = x && y && x->code == y->code && x->span.begin + 3 == y->span.begin &&
+                   x->span.end + 3 == y->span.end && strcmp(x->message, y->message) == 0;
+          if (!same && differ++ < 5)
+            check(t, false, "a number lexed at a token's start is the number lexed after a comment",
+                  arena_printf(&direct.arena, "'%s' differs", text));
+          cases++;
+          arena_free(&direct.arena);
+          arena_free(&skipped.arena);
+        }
+  Arena report;
+  arena_init(&report, mem);
+  check(t, differ == 0 && cases == 24 * (int)(DPIA_COUNTOF(after) * DPIA_COUNTOF(tails)) * 4,
+        "numbers lexed at a token's start and after a comment agree",
+        arena_printf(&report, "%d of %d differ", differ, cases));
+  arena_free(&report);
+}
+
 /* ---- spans ---- */
 
 static const char *span_text(Arena *a, Span s) {
@@ -1327,6 +1393,7 @@ int main(int argc, char **argv) {
   const char *mode = argv[1];
   if (strcmp(mode, "lexer") == 0) {
     test_lexer(&t, &mem);
+    test_number_paths(&t, &mem);
   } else if (strcmp(mode, "precedence") == 0) {
     test_precedence(&t, &mem);
   } else if (strcmp(mode, "errors") == 0) {
