@@ -49,8 +49,8 @@ static bool left_needs_parens(IxKind parent, const Ix *left) {
 /* Does a product print starting with a bare quotient (x/4*i)?  Then a
  * factor before it would be divided too: a*x/4*i is (a*x)/4*i in C.
  * ix_seal keeps it in the node (Ix.starts_quotient: a quotient or
- * remainder does, a product where its left operand does and needs no
- * parentheses), so that no parent walks the chain of products. */
+ * remainder does, a product where its left operand does), so that no
+ * parent walks the chain of products. */
 static bool starts_with_quotient(const Ix *e) { return e->starts_quotient; }
 
 /* Does the right operand need parentheses?  Only where C would regroup it
@@ -227,7 +227,9 @@ void ix_seal(Ix *e) {
   case IX_MOD: {
     bool left_parens = left_needs_parens(e->kind, e->a);
     e->precedence = operators[e->kind].precedence;
-    e->starts_quotient = e->kind == IX_DIV || e->kind == IX_MOD || (e->kind == IX_MUL && !left_parens && e->a->starts_quotient);
+    /* a left operand that starts with a quotient is a product, quotient
+     * or remainder, which needs no parentheses left of '*' */
+    e->starts_quotient = e->kind == IX_DIV || e->kind == IX_MOD || (e->kind == IX_MUL && e->a->starts_quotient);
     e->length = operand_length(e->a, left_parens) + operators[e->kind].length +
                 operand_length(e->b, right_needs_parens(e->kind, e->b));
     e->hash = hash_mix(hash_mix(h, e->a->hash), e->b->hash);
