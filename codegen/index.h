@@ -51,11 +51,18 @@ struct Ix {
    * divides, whether it has an IX_DIV or IX_MOD node;
    * exprs, whether it has an IX_EXPR node (the passes that look at an
    * index's expression atoms only, partition.c, kir.c's check, dead.c,
-   * pass over a tree of none: most are) */
+   * pass over a tree of none: most are);
+   * precedence, its binding strength in C (index_print.c: 0 a negative
+   * constant, 1 a sum, 2 a product, 3 an atom) and starts_quotient,
+   * whether it prints starting with a bare quotient (x/4*i): what its
+   * parents' parentheses ask of it, kept so that sealing and printing a
+   * parent asks no walk (translation throughput, issue 35) */
   size_t length;
   uint64_t hash;
   bool divides;
   bool exprs;
+  uint8_t precedence;
+  bool starts_quotient;
 };
 
 /* What is known about an atom (a variable or an IX_EXPR): lo <= v < hi

@@ -19,30 +19,23 @@ void ix_print_atom(Buf *out, const KirExpr *e, IxExprPrinter print_expr) {
   if (paren) buf_putc(out, ')');
 }
 
-/* Binding strength in C: sums 1, products 2, atoms 3. */
-static int precedence(const Ix *e) {
-  switch (e->kind) {
-  case IX_CONST: return e->value < 0 ? 0 : 3;
-  case IX_VAR:
-  case IX_EXPR: return 3;
-  case IX_ADD:
-  case IX_SUB: return 1;
-  case IX_MUL:
-  case IX_DIV:
-  case IX_MOD: return 2;
-  }
-  INTERNAL("bad index kind %d", (int)e->kind);
-}
+/* Binding strength in C: sums 1, products 2, atoms 3 (a negative
+ * constant 0: it is wrapped wherever it is an operand).  ix_seal keeps it
+ * in the node (Ix.precedence: a leaf's by its kind, an operator's from
+ * operators[] below), which is what the parentheses below read. */
+static int precedence(const Ix *e) { return e->precedence; }
 
-/* an operator's text and its length (seal counts it for every node) */
+/* an operator's text, its length (seal counts it for every node) and its
+ * binding strength */
 typedef struct Operator {
   const char *text;
   size_t length;
+  uint8_t precedence;
 } Operator;
-#define OPERATOR(s) {s, sizeof(s) - 1}
+#define OPERATOR(s, precedence) {s, sizeof(s) - 1, precedence}
 static const Operator operators[] = {
-    [IX_ADD] = OPERATOR(" + "), [IX_SUB] = OPERATOR(" - "), [IX_MUL] = OPERATOR("*"),
-    [IX_DIV] = OPERATOR("/"),   [IX_MOD] = OPERATOR("%"),
+    [IX_ADD] = OPERATOR(" + ", 1), [IX_SUB] = OPERATOR(" - ", 1), [IX_MUL] = OPERATOR("*", 2),
+    [IX_DIV] = OPERATOR("/", 2),   [IX_MOD] = OPERATOR("%", 2),
 };
 #undef OPERATOR
 
@@ -54,15 +47,11 @@ static bool left_needs_parens(IxKind parent, const Ix *left) {
 }
 
 /* Does a product print starting with a bare quotient (x/4*i)?  Then a
- * factor before it would be divided too: a*x/4*i is (a*x)/4*i in C. */
-static bool starts_with_quotient(const Ix *e) {
-  switch (e->kind) {
-  case IX_DIV:
-  case IX_MOD: return true;
-  case IX_MUL: return !left_needs_parens(IX_MUL, e->a) && starts_with_quotient(e->a);
-  default: return false;
-  }
-}
+ * factor before it would be divided too: a*x/4*i is (a*x)/4*i in C.
+ * ix_seal keeps it in the node (Ix.starts_quotient: a quotient or
+ * remainder does, a product where its left operand does), so that no
+ * parent walks the chain of products. */
+static bool starts_with_quotient(const Ix *e) { return e->starts_quotient; }
 
 /* Does the right operand need parentheses?  Only where C would regroup it
  * to a different value: a - (b + c), a*(b/c), a/(b*c), a*(b/4*c).  a + (b
@@ -213,14 +202,20 @@ void ix_seal(Ix *e) {
   uint64_t h = hash_mix(0x9e3779b97f4a7c15u, (uint64_t)e->kind);
   switch (e->kind) {
   case IX_CONST:
+    e->precedence = e->value < 0 ? 0 : 3;
+    e->starts_quotient = false;
     e->length = decimal_length(e->value);
     e->hash = hash_mix(h, (uint64_t)e->value);
     return;
   case IX_VAR:
+    e->precedence = 3;
+    e->starts_quotient = false;
     e->length = strlen(e->name);
     e->hash = hash_mix(h, ix_name_hash(e->name));
     return;
   case IX_EXPR: /* equal atoms print alike, so have one width */
+    e->precedence = 3;
+    e->starts_quotient = false;
     e->exprs = true;
     e->length = e->width;
     e->hash = hash_mix(h, e->width);
@@ -229,13 +224,19 @@ void ix_seal(Ix *e) {
   case IX_SUB:
   case IX_MUL:
   case IX_DIV:
-  case IX_MOD:
-    e->length = operand_length(e->a, left_needs_parens(e->kind, e->a)) + operators[e->kind].length +
+  case IX_MOD: {
+    bool left_parens = left_needs_parens(e->kind, e->a);
+    e->precedence = operators[e->kind].precedence;
+    /* a left operand that starts with a quotient is a product, quotient
+     * or remainder, which needs no parentheses left of '*' */
+    e->starts_quotient = e->kind == IX_DIV || e->kind == IX_MOD || (e->kind == IX_MUL && e->a->starts_quotient);
+    e->length = operand_length(e->a, left_parens) + operators[e->kind].length +
                 operand_length(e->b, right_needs_parens(e->kind, e->b));
     e->hash = hash_mix(hash_mix(h, e->a->hash), e->b->hash);
     e->divides = e->kind == IX_DIV || e->kind == IX_MOD || e->a->divides || e->b->divides;
     e->exprs = e->a->exprs || e->b->exprs;
     return;
+  }
   }
   INTERNAL("bad index kind %d", (int)e->kind);
 }

@@ -608,6 +608,31 @@ static void test_memo(Tester *t) {
  * whatever the slot holds the node has the value or name asked for, with
  * the length and hash a leaf made alone (another context's) has: values
  * and names that share slots, asked for in turns. */
+/* what ix_seal keeps of a node for its parents' parentheses
+ * (Ix.precedence, Ix.starts_quotient), asked of the tree as the printer
+ * once did: the binding strength by kind, and a quotient at the start of
+ * a chain of products walked down its left operands */
+static int walked_precedence(const Ix *e) {
+  switch (e->kind) {
+  case IX_CONST: return e->value < 0 ? 0 : 3;
+  case IX_VAR:
+  case IX_EXPR: return 3;
+  case IX_ADD:
+  case IX_SUB: return 1;
+  case IX_MUL:
+  case IX_DIV:
+  case IX_MOD: return 2;
+  }
+  return -1;
+}
+
+static bool walked_starts_quotient(const Ix *e) {
+  if (e->kind == IX_DIV || e->kind == IX_MOD) return true;
+  if (e->kind != IX_MUL) return false;
+  int left = walked_precedence(e->a);
+  return (left == 0 || left >= 2) && walked_starts_quotient(e->a);
+}
+
 static void test_recent_leaves(Tester *t) {
   IxCtx ix, alone;
   ix_init(&ix, t->arena);
@@ -638,7 +663,7 @@ static void test_recent_leaves(Tester *t) {
    * of the node made alone */
   const Ix *made[64];
   int nmade = 0;
-  for (int n = 0; n < 8; n++) made[nmade++] = n % 2 ? ix_var(&ix, intern_cstr(t->names, names[n])) : ix_const(&ix, n + 2);
+  for (int n = 0; n < 8; n++) made[nmade++] = n % 2 ? ix_var(&ix, intern_cstr(t->names, names[n])) : ix_const(&ix, n % 4 ? n + 2 : -(n + 2));
   static const IxKind kinds[] = {IX_ADD, IX_SUB, IX_MUL, IX_DIV, IX_MOD};
   uint32_t seed = 12345;
   for (int n = 0; n < 3000; n++) {
@@ -650,6 +675,7 @@ static void test_recent_leaves(Tester *t) {
     ix_seal(&alone_node);
     CHECK(got->kind == kind && got->a == a && got->b == b && got->length == alone_node.length &&
           got->hash == alone_node.hash && got->divides == alone_node.divides);
+    CHECK(got->precedence == walked_precedence(got) && got->starts_quotient == walked_starts_quotient(got));
     CHECK(ix_node(&ix, kind, a, b) == got);
     if (nmade < 64 && got->length < 40) made[nmade++] = got;
   }
