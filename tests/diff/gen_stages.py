@@ -510,8 +510,16 @@ class Stages:
         if how == 'split' and mv % 2:
             how = 'zip'
         width = S(mv // 2) if how == 'split' else m
-        self.need_le(self.local_product(ctx, width), MAX_LOCAL)
-        self.local_sizes[dim].append(width)
+        # the accumulator's copy in (and the copy of its next value) runs
+        # over all m of its elements in the mapLocal's dimension, whatever
+        # the update's width: a mapLocal with a barrier in its body over
+        # fewer is guarded (seed 1216 #183, gen53's check sweep: a nested
+        # mapLocal1 after a sequential stage in a mapLocal0 over 4, the
+        # local size 8 of a copy of `split 2`'s accumulator of 8, E0604)
+        self.need_le(self.local_product(ctx, m), MAX_LOCAL)
+        self.local_sizes[dim].append(m)
+        if width != m:
+            self.local_sizes[dim].append(width)
         self.need_le(self.local_product(ctx, m), MAX_LOCAL_MEM)
         self.cost(ctx, rows * m)
         row, a, p = self.fresh('r'), self.fresh('a'), self.fresh('p')
