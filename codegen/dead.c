@@ -480,12 +480,33 @@ static void walk_block(Dead *d, KirBlock *b) {
   for (int i = n - 1; i >= 0; i--) walk_stmt(d, b, i > 0 ? stmts[i - 1] : NULL, stmts[i]);
 }
 
+/* The local buffers of kernel scope (k->locals) that no statement left
+ * reads or writes (d: the names the whole body reads and writes): a loop
+ * over an empty range goes with its body (walk_stmt, KS_FOR), and with it
+ * every use of the buffer a toLocal in that body filled, whose declaration
+ * clang then warned about (-Wunused-variable, an internal error E0099 in
+ * dpia translate after check accepted: reduceRange 5 2 (-1) over rows
+ * whose step wrote a toLocal, gen.py --seed 1207 --index 81 --with shared,
+ * gen53; tests/diff/regress/empty_range_local_buffer.dpia).  A buffer of
+ * symbolic size is a kernel parameter, not declared here, and stays. */
+static void drop_unused_locals(Dead *d, KirKernel *k) {
+  KirStmt *prev = NULL;
+  for (KirStmt *s = k->locals.first, *next; s; s = next) {
+    next = s->next;
+    if (s->kind == KS_DECL && !nameset_has(&d->read, s->decl.name) && !nameset_has(&d->written, s->decl.name))
+      replace(&k->locals, prev, s, (KirBlock){0});
+    else
+      prev = s;
+  }
+}
+
 void kir_drop_dead(Arena *a, KirKernel *k) {
   Dead d = {.arena = a, .foreign = {.arena = a}, .read = {.arena = a}};
   for (int i = 0; i < k->nforeigns; i++) mark(&d.foreign, k->foreigns[i]->name);
   do {
     d.changed = false;
     walk_block(&d, &k->body);
+    if (!d.changed) drop_unused_locals(&d, k);
     /* what is left are the kernel's own names (parameters, local buffers) */
     d.read = (NameSet){.arena = a};
     d.last_ix = NULL;

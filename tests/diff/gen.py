@@ -212,6 +212,10 @@ OPTIONAL = {
     'depmaps': 'triangle and the dependent maps depMapSeq, depMapGlobal, depMapWorkgroup over its rows, '
                'docs/language.md section 30; results written through mirror (section 29.1, and mirrors refused '
                'with E0505) and depJoin (section 30.2)',
+    'shared': 'more of what other work-items read and what the barrier pass places: toLocal and toGlobal '
+              'stages, work-group bodies, reductions at the group level, array accumulators in local memory, '
+              'small constant rows (unrolled steps), asVector of every width, views nesting maps over '
+              'split, join and transpose (the same random draws, other odds: gen.py, Gen.odds)',
 }
 
 
@@ -296,6 +300,13 @@ class Gen(Kernels, DepResults, DepMaps, Stages, Streams, Views, ScalarExprs, Siz
 
     def chance(self, p):
         return self.r.random() < p
+
+    def odds(self, usual, shared):
+        """usual, or with --with shared the value that makes shared stages
+        more likely (a probability, weights, a list of options): the same
+        draws are made either way, so that a seed's programs without the
+        option are the ones they were."""
+        return shared if 'shared' in self.extra else usual
 
     def pick(self, xs, weights=None):
         return self.r.choices(xs, weights=weights)[0] if weights else self.r.choice(xs)

@@ -48,6 +48,22 @@ generator meant them to be accepted, checked again.  Cheap: no OpenCL.
 - seed 121 #381: split (ceil((N - 3)/3)/8) of ceil(N/3) - 1 rows, whose
   row count check could not solve, E0303 (dpia/size.c, quotient_term;
   tests/check/accept_v/split_sum_size.dpia);
+- seed 1207 #883 (gen53's check sweep): a let of a constant expression,
+  `let t = cos (...) in t * max (vec 2 (exp t)) (t - v)`, whose one type
+  the first operator beside a float2 made float2, and `vec 2` of it an
+  error, E0301 (gen_scalar.py, _sx: the value typed `(... : float)` in a
+  vector context);
+- seed 1216 #183 (gen53's check sweep): a nested mapLocal1 after a
+  sequential stage in a mapLocal0 over 4 whose local size was 8, that of
+  the copy of a work-group accumulator of 8 updated by `split 2 |>
+  mapLocal`: the barrier in the guarded mapLocal0, E0604 (gen_stages.py,
+  wg_array_acc: the accumulator's m elements among the local sizes);
+- --with shared (Gen.odds): at seed 1 #0-299, at least twice as many
+  programs with a toLocal stage as without the option (105 and 24), more
+  with a work-group's array accumulator, asVector 16 and transpose, the
+  programs without it unchanged by the option's existence (their count
+  the same), and the first 100 with it accepted by check (or refused as
+  their `-- expect:` line says);
 - high-level seed 101 #52 (gen.py --high-level, checked with --high-level):
   a matrix product's row zipped with a column, its function written for
   the zip of a zip of a nested program, E0301 (gen_high.py, fn).
@@ -75,6 +91,33 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen  # noqa: E402
 import gen_derived  # noqa: E402
+
+
+def shared_odds(dpia, tmp, plain):
+    """--with shared: more of the stages other work-items read, the same
+    generator otherwise; plain: seed 1 #0-299 without it."""
+    failures = []
+    shared = [gen.generate(1, i, extra=('shared',)) for i in range(300)]
+
+    def count(progs, has):
+        return sum(any(has(f) for f in p.features) for p in progs)
+    for what, has, factor in (('a toLocal stage', lambda f: f.startswith('mem:toLocal'), 2),
+                              ('a work-group\'s array accumulator', lambda f: f.startswith('wg-array-acc'), 1.5),
+                              ('asVector 16', lambda f: f == 'asVector16', 1.5),
+                              ('a transpose', lambda f: f == 'view:transpose', 1.5)):
+        got, base = count(shared, has), count(plain, has)
+        print(f'--with shared, {what}: {got} (without: {base})')
+        if got < factor * base or not base:
+            failures.append(f'--with shared, {what}: {got} programs of seed 1 #0-299, without the option {base}')
+    for i, p in enumerate(shared[:100]):
+        path = os.path.join(tmp, f'shared{i}.dpia')
+        with open(path, 'w') as fh:
+            fh.write(p.text)
+        r = subprocess.run([dpia, 'check', path], capture_output=True, text=True)
+        if (r.returncode == 0) != (p.expect == 'ok'):
+            failures.append(f'--with shared, seed 1 #{i}: dpia check exits {r.returncode}, the program expects '
+                            f'{p.expect}:\n{p.text}\n{r.stdout}{r.stderr}')
+    return failures
 
 
 def derived_product_sizes(dpia):
@@ -171,7 +214,7 @@ def main():
 
     with tempfile.TemporaryDirectory() as tmp:
         for seed, index, extra in ((11, 793, ()), (2, 307, ('depmaps',)), (101, 472, ('vectors',)),
-                                    (110, 149, ()), (121, 381, ())):
+                                    (110, 149, ()), (121, 381, ()), (1207, 883, ()), (1216, 183, ())):
             p = gen.generate(seed, index, extra=extra)
             path = os.path.join(tmp, f'p{seed}_{index}.dpia')
             with open(path, 'w') as fh:
@@ -189,6 +232,7 @@ def main():
             print(f'high-level seed {seed} #{index}: dpia check --high-level exits {r.returncode}')
             if r.returncode != 0:
                 failures.append(f'high-level seed {seed} #{index}: dpia check refuses it:\n{text}\n{r.stdout}{r.stderr}')
+        failures += shared_odds(a.dpia, tmp, progs)
         failures += derived_product_sizes(a.dpia)
         failures += neighbour_shapes(a.dpia, tmp)
     for f in failures:

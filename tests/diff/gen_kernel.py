@@ -16,7 +16,7 @@ class Kernels:
         two_d = self.chance(0.25)
         nats = ['M', 'N'] if two_d else ['N']
         ctx = Ctx(level='top', in_wg=False, grid=frozenset(), local=frozenset(), loops=(), local_loops=(),
-                  scalars=[], arrays=[], depth=self.pick([1, 2, 2, 3]), ind='  ', stype=stype,
+                  scalars=[], arrays=[], depth=self.pick(self.odds([1, 2, 2, 3], [2, 2, 3, 3])), ind='  ', stype=stype,
                   vectors=True, grid_ok=True)
         self.feat('type:' + stype)
         if self.chance(0.3):
@@ -262,7 +262,7 @@ class Kernels:
     def top_stage(self, ctx, two_d, kind=None, dim=None):
         e, t = self.source(ctx, two_d)
         e, t = self.views(e, t, ctx, self.pick([0, 1, 1, 2, 3]))
-        kind = kind or self.pick(['mapGlobal', 'mapWorkgroup'])
+        kind = kind or self.pick(['mapGlobal', 'mapWorkgroup'], self.odds(None, [1, 3]))
         if dim is None:
             dim = 1 if two_d and self.chance(0.5) else 0
         n = t[1]

@@ -3,6 +3,8 @@
 Literals, the math built-ins, conversions, lets and applied lambdas
 (sharing), helper and template defs, over the numeric phrases in scope;
 the numeric components of a phrase (pairs, gathers, indices)."""
+import re
+
 from gen_types import num, pair, par
 
 
@@ -120,6 +122,14 @@ class ScalarExprs:
                 # body of `def h (y: double)` must read y (seed 101 #472
                 # --with vectors: `h` of literals alone was a float, E0302)
                 self.constant_names.add(name)
+                if wa == 1 and w > 1 and not (op == 'let' and re.fullmatch(r'\(?-?[0-9.]+f?\)?', a)):
+                    # and one type for all its uses (anything but a let of
+                    # a literal, docs/language.md section 11): the first
+                    # operator next to a vector made it that vector, and
+                    # `vec 2 t` or a lane's use of it an error (E0301;
+                    # seed 1207 #883, gen53's check sweep); typed, it is the
+                    # scalar broadcast where it meets a vector
+                    a = f'({a} : {s})'
             b, wb, ub = self._sx(inner, s, w, depth - 1)
             ww = max(wa, wb)
             body = f'{name} * {par(b)} + {name}'

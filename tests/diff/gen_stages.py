@@ -60,8 +60,8 @@ class Stages:
     def pipeline(self, e, t, ctx, target=None):
         """A pipeline over the array e : t at ctx: views, zips, map stages,
         ending in a final map or (with a target: always) a reduction."""
-        can_reduce = ctx.level in ('global', 'local', 'seq') or (ctx.level == 'wg' and self.chance(0.1))
-        nstages = self.pick([1, 1, 2, 2, 3]) if ctx.depth > 0 else 1
+        can_reduce = ctx.level in ('global', 'local', 'seq') or (ctx.level == 'wg' and self.chance(self.odds(0.1, 0.3)))
+        nstages = self.pick(self.odds([1, 1, 2, 2, 3], [1, 2, 2, 3, 3])) if ctx.depth > 0 else 1
         if 'own-tmp' in self.avoid and ctx.level not in ('wg', 'top'):
             nstages = 1
         # an earlier stage of this body written to memory other work-items
@@ -78,7 +78,7 @@ class Stages:
                 if re.search(r'\bmap(Seq|Local|Global|Workgroup)', p):  # a temporary: no nested grid map after it
                     ctx = ctx.but(grid_ok=False)
                     shared = True
-            if not last and ctx.level == 'wg' and self.chance(0.4):
+            if not last and ctx.level == 'wg' and self.chance(self.odds(0.4, 0.6)):
                 res = self.iterate_stage(e, t, ctx)
                 if res is not None:
                     e, t = res
@@ -102,7 +102,7 @@ class Stages:
                 res = self.nested_acc_stage(e, t, ctx)
                 if res is not None:
                     return res
-            if ctx.level == 'wg' and target is None and self.chance(0.25):
+            if ctx.level == 'wg' and target is None and self.chance(self.odds(0.25, 0.45)):
                 res = self.wg_array_acc(e, t, ctx)
                 if res is not None:
                     return res
@@ -204,9 +204,9 @@ class Stages:
         # materialisation of an intermediate stage
         mem = ''
         if not final and kind in ('mapSeq', 'mapLocal'):
-            mems = [('toGlobal', 2), ('', 2)]
+            mems = [('toGlobal', self.odds(2, 4)), ('', 2)]
             if ctx.in_wg:
-                mems.append(('toLocal', 4 if kind == 'mapLocal' else 2))
+                mems.append(('toLocal', self.odds(4, 12) if kind == 'mapLocal' else self.odds(2, 6)))
             if kind == 'mapSeq' and ctx.level != 'wg':
                 mems.append(('toPrivate', 4))
             if 'own-tmp' in self.avoid and ctx.level != 'wg':
@@ -305,7 +305,7 @@ class Stages:
             return self.reduce_array_acc(e, t, ctx)
         padded = None
         if target is None and el[0] == 'num' and el[1] != 'bool' and (
-                self.chance(0.12) or self.padrow_r is not None and (padded := self.padrow_r.random() < 0.12)):
+                self.chance(self.odds(0.12, 0.3)) or self.padrow_r is not None and (padded := self.padrow_r.random() < 0.12)):
             # rows of a split, reduced into an array accumulator
             c = self.chunk(n, (2, 4, 8, 16)) if n.is_const() else self.pick([2, 4, 8, 16])
             self.need_div(n, c)
@@ -510,8 +510,16 @@ class Stages:
         if how == 'split' and mv % 2:
             how = 'zip'
         width = S(mv // 2) if how == 'split' else m
-        self.need_le(self.local_product(ctx, width), MAX_LOCAL)
-        self.local_sizes[dim].append(width)
+        # the accumulator's copy in (and the copy of its next value) runs
+        # over all m of its elements in the mapLocal's dimension, whatever
+        # the update's width: a mapLocal with a barrier in its body over
+        # fewer is guarded (seed 1216 #183, gen53's check sweep: a nested
+        # mapLocal1 after a sequential stage in a mapLocal0 over 4, the
+        # local size 8 of a copy of `split 2`'s accumulator of 8, E0604)
+        self.need_le(self.local_product(ctx, m), MAX_LOCAL)
+        self.local_sizes[dim].append(m)
+        if width != m:
+            self.local_sizes[dim].append(width)
         self.need_le(self.local_product(ctx, m), MAX_LOCAL_MEM)
         self.cost(ctx, rows * m)
         row, a, p = self.fresh('r'), self.fresh('a'), self.fresh('p')

@@ -30,6 +30,9 @@ class Views:
             opts += ['scalar', 'scalar']
         if el[0] in ('arr', 'pair'):
             opts += ['mapview', 'mapview']
+        # --with shared: more splits, joins, transposes and vectors
+        opts += self.odds([], ['split', 'vec', 'vec'] + (['join', 'transpose', 'transpose'] if el[0] == 'arr' else [])
+                          + (['scalar'] if el[0] == 'num' and el[2] > 1 else []))
         if acceptor_only:
             opts = [o for o in opts if o in ('split', 'join', 'transpose', 'vec', 'scalar', 'take', 'drop')]
             if el[0] == 'num':
@@ -56,7 +59,8 @@ class Views:
             if not ds:
                 raise GenFail('no divisor')
             return self.pick(ds)
-        return self.pick(choices, [3, 1, 4, 1, 3, 2, 1][:len(choices)] if len(choices) == 7 else None)
+        return self.pick(choices, self.odds([3, 1, 4, 1, 3, 2, 1], [3, 2, 4, 1, 3, 3, 0])[:len(choices)]
+                         if len(choices) == 7 else None)
 
     def try_view(self, o, e, t, ctx, target):
         n, el = t[1], t[2]
@@ -102,7 +106,7 @@ class Views:
         if o == 'vec':
             if el[0] != 'num' or el[2] != 1 or el[1] == 'bool':
                 return None
-            k = self.pick([2, 4, 8, 4, 2, 16, 3], [4, 4, 3, 0, 0, 1, 1])
+            k = self.pick([2, 4, 8, 4, 2, 16, 3], self.odds([4, 4, 3, 0, 0, 1, 1], [3, 3, 3, 0, 0, 3, 1]))
             self.need_div(n, k)
             self.feat(f'asVector{k}')
             return f'{e}{nl}|> asVector {k}', self.mk_arr(n.divc(k), num(el[1], k))

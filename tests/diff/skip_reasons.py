@@ -13,10 +13,13 @@ programs went unnoticed; run_diff.py's summary now has a line
 1. With a stand-in for oclgrind first on PATH, which answers for the
    absolute value what Oclgrind 21.10 answers (its fatal error, then
    dpia's E0004, exit 4) and runs every other `dpia run` itself, on the
-   default device: three programs, the absolute value, one whose
-   reference is 0 for every kind of inputs (skipped with E0006) and one
-   that runs.  The summary must have one line for each of the two skip
-   reasons and count the third as passed.
+   default device: four programs, the absolute value, one whose
+   reference is 0 for every kind of inputs (skipped with E0006), a float
+   sum of 20000 terms off the float bound by rounding alone (skipped:
+   its double twin agrees, run_diff.py's in_double) and one that runs.
+   The summary must have one line for each of the three skip reasons
+   and count the fourth as passed.  Then a program the stand-in makes
+   wrong in float and in double alike: a failure, not a skip.
 2. With the real Oclgrind, if installed (not with --no-oclgrind: a
    sanitized build, whose runtime Oclgrind's LD_PRELOAD would precede):
    the absolute value is skipped for that reason, or passes (an Oclgrind
@@ -44,6 +47,22 @@ ZEROS = '''-- a result of zeros whatever the inputs: nothing to compare
 kernel k (N: nat) (xs: [N]float) =
   xs |> mapGlobal0 (\\x -> x * 0.0)
 '''
+# a float sum drifting past the float bound (1e-4) by rounding alone: 20000
+# terms of 6.2 added in one work-item make 124023.63 in float (numpy's
+# float32 too), 123999.996 in the double reference; in double it agrees
+# (run_diff.py, in_double; derived seed 1213 #31, gen53)
+ROUNDING = '''-- a float sum of 20000 terms that drifts past the float bound by rounding
+-- run: -k k --size N=20000
+kernel k (N: nat) (xs: [N]float) =
+  xs |> mapSeq (\\x -> max x 6.2) |> reduceSeq (\\x a -> x + a) 0.0
+'''
+# a wrong kernel in float and in double alike (the stand-in says so for
+# both): a failure, which the double twin must not turn into a skip
+WRONG = '''-- wrong on purpose: the stand-in's answer for float and double alike
+-- run: -k k --size N=64
+kernel k (N: nat) (xs: [N]float) =
+  xs |> mapGlobal0 (\\x -> x * 3.0)
+'''
 RUNS = '''-- a program that runs
 -- run: -k k --size N=64
 kernel k (N: nat) (xs: [N]float) =
@@ -68,9 +87,15 @@ if args == ['--version']:
     sys.exit(0)
 dpia = args.index({dpia!r})
 with open(args[dpia + 2]) as fh:
-    if 'select ((-x) > x)' in fh.read():
-        sys.stderr.write({says!r})
-        sys.exit(4)
+    text = fh.read()
+if 'select ((-x) > x)' in text:
+    sys.stderr.write({says!r})
+    sys.exit(4)
+if 'wrong on purpose' in text:
+    bound = '1e-12' if '[N]double' in text else '1e-04'
+    sys.stderr.write("error[E0005]: kernel 'k' differs from the reference interpreter: relative error 0.5 exceeds "
+                     "the bound " + bound + "; largest at element 0: got 3, expected 2\\n")
+    sys.exit(3)
 os.execv(args[dpia], args[dpia:])
 '''
 
@@ -92,7 +117,7 @@ def main():
     abs_line = 'skipped 1: Oclgrind cannot run llvm.abs.i32 (undefined external function, exit 4)'
     with tempfile.TemporaryDirectory() as tmp:
         files = []
-        for name, text in (('abs', ABS), ('zeros', ZEROS), ('runs', RUNS)):
+        for name, text in (('abs', ABS), ('zeros', ZEROS), ('runs', RUNS), ('rounding', ROUNDING), ('wrong', WRONG)):
             files.append(os.path.join(tmp, name + '.dpia'))
             with open(files[-1], 'w') as fh:
                 fh.write(text)
@@ -104,7 +129,7 @@ def main():
         os.chmod(stand_in, os.stat(stand_in).st_mode | stat.S_IXUSR)
 
         env = dict(os.environ, PATH=bin_dir + os.pathsep + os.environ.get('PATH', ''))
-        rc, out = run_diff(dpia, files, env)
+        rc, out = run_diff(dpia, files[:4], env)
         lines = out.splitlines()
         print('with the stand-in:\n' + '\n'.join(x for x in lines if x.startswith(('skipped', 'SKIP', '(')) or
                                                   x.endswith('failed')))
@@ -112,11 +137,20 @@ def main():
             print('no OpenCL device here: the stand-in runs dpia on it')
             return 77
         zeros_line = 'skipped 1: a reference of zeros for every kind of inputs (E0006)'
-        for want in (abs_line, zeros_line, '1 passed, 0 failed'):
+        rounding_line = ('skipped 1: float rounding: the same program in double agrees with the reference '
+                         '(E0005 in float)')
+        for want in (abs_line, zeros_line, rounding_line, '1 passed, 0 failed'):
             if want not in lines:
                 failures.append(f'with the stand-in for oclgrind, no line {want!r} in run_diff.py\'s output:\n{out}')
         if rc != 0:
             failures.append(f'with the stand-in for oclgrind, run_diff.py exits {rc}:\n{out}')
+        # a kernel wrong in double too stays a failure
+        rc, out = run_diff(dpia, files[4:], env)
+        print('with the stand-in, a kernel wrong in float and double: ' +
+              '; '.join(x for x in out.splitlines() if x.endswith('failed')))
+        if rc != 1 or '0 passed, 1 failed' not in out.splitlines() or 'and in double (exit 3)' not in out:
+            failures.append(f'with the stand-in, a kernel wrong in float and in double is not a failure (exit {rc}):'
+                            f'\n{out}')
 
         if a.no_oclgrind or shutil.which('oclgrind') is None:
             print('the real Oclgrind: not run (--no-oclgrind or not installed)')
