@@ -481,7 +481,8 @@ static void walk_block(Dead *d, KirBlock *b) {
 }
 
 /* The local buffers of kernel scope (k->locals) that no statement left
- * reads or writes (d: the names the whole body reads and writes): a loop
+ * reads or writes (d: the names the whole body reads; the writes looked
+ * for only for a buffer nothing reads, assigned_from): a loop
  * over an empty range goes with its body (walk_stmt, KS_FOR), and with it
  * every use of the buffer a toLocal in that body filled, whose declaration
  * clang then warned about (-Wunused-variable, an internal error E0099 in
@@ -493,7 +494,7 @@ static void drop_unused_locals(Dead *d, KirKernel *k) {
   KirStmt *prev = NULL;
   for (KirStmt *s = k->locals.first, *next; s; s = next) {
     next = s->next;
-    if (s->kind == KS_DECL && !nameset_has(&d->read, s->decl.name) && !nameset_has(&d->written, s->decl.name))
+    if (s->kind == KS_DECL && !nameset_has(&d->read, s->decl.name) && !assigned_from(k->body.first, s->decl.name))
       replace(&k->locals, prev, s, (KirBlock){0});
     else
       prev = s;
