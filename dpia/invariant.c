@@ -82,12 +82,24 @@ static bool is_fn(const PhraseType *t) { return t && (t->kind == PT_FN || t->kin
 
 static void walk(Checker *c, const Phrase *p);
 
+/* the invariants of primitive p, typed */
+static inline __attribute__((always_inline)) void check_prim(Checker *c, const Phrase *p) {
+  if (left_over(p->prim, c->stage))
+    fail(c, p, arena_printf(c->arena, "primitive %s left by the stage", prim_info[p->prim].name));
+  c->new_global |= p->prim == PRIM_NEW_GLOBAL;
+}
+
 /* The invariants of p, and with descend those of its sub-phrases (walk),
- * the first violation recorded, the walk stopping there; without, of p
- * itself (walk_both).  Inlined in both, so that walk is one switch a
- * phrase (a few instructions each: issue 35) */
+ * the first violation recorded (fail); without, of p itself (walk_both).
+ * Inlined in both, so that walk is one switch a phrase (a few
+ * instructions each: issue 35).  The walk goes on past a violation
+ * rather than ask at every phrase whether one was found (issue 35: a
+ * load and a branch a phrase, for a walk that finds none but in a bug):
+ * each check reads only what the ones before it in p found well formed
+ * (a type before its kind, a binder before its count), so the rest of a
+ * broken tree is read as safely as the walk read the part before it. */
 static inline __attribute__((always_inline)) void check(Checker *c, const Phrase *p, bool descend) {
-  if (c->violation) return;
+  if (!descend && c->violation) return;
   if (!p->type) {
     fail(c, p, "a phrase without a type");
     return;
@@ -105,11 +117,7 @@ static inline __attribute__((always_inline)) void check(Checker *c, const Phrase
       fail(c, p, arena_printf(c->arena, "a variable of continuation parameter '%s', which stage I consumed",
                               p->binder->name));
     return;
-  case PH_PRIM:
-    if (left_over(p->prim, c->stage))
-      fail(c, p, arena_printf(c->arena, "primitive %s left by the stage", prim_info[p->prim].name));
-    c->new_global |= p->prim == PRIM_NEW_GLOBAL;
-    return;
+  case PH_PRIM: check_prim(c, p); return;
   case PH_LAM:
     if (!is_fn(p->type)) fail(c, p, "a lambda without a function type");
     if (!descend) return;
@@ -141,7 +149,12 @@ static inline __attribute__((always_inline)) void check(Checker *c, const Phrase
   case PH_COUNT: fail(c, p, "a phrase of no known kind"); return;
   }
   if (!descend) return;
-  walk(c, p->fst);
+  /* a spine's head, checked here rather than by a call of its own (a
+   * primitive heads most applications: issue 35) */
+  if (p->fst->kind == PH_PRIM && p->fst->type)
+    check_prim(c, p->fst);
+  else
+    walk(c, p->fst);
   walk(c, p->snd);
 }
 

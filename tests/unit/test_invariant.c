@@ -267,6 +267,16 @@ int main(void) {
     assign->snd->type = NULL;
     expect(&t, "an untyped phrase", phrase_invariant_violation(&env.arena, imperative, PHRASE_IMPERATIVE),
            "without a type");
+    /* two violations: the first in the walk's order is the one
+     * reported, the walk going on past it (invariant.c, check) without
+     * reading what the first left ill-formed */
+    Phrase *stray_var = first_of(imperative->body, PH_VAR);
+    Binder *bound = stray_var ? stray_var->binder : NULL, stray = bound ? *bound : (Binder){0};
+    if (stray_var) stray_var->binder = &stray;
+    expect(&t, "a stray variable before an untyped phrase",
+           phrase_invariant_violation(&env.arena, imperative, PHRASE_IMPERATIVE),
+           stray_var ? "outside the scope of its binder" : "a variable");
+    if (stray_var) stray_var->binder = bound;
     assign->snd->type = saved;
   } else {
     expect(&t, "an assignment in the imperative program", NULL, "an assignment");
