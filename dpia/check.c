@@ -709,6 +709,10 @@ static Phrase *elab_app(Checker *c, Env *env, const Ast *e, PhraseType *want) {
       return mk_app(c, mk_app(c, fn, lam, args[0].app_span, fn->type->snd), ready, args[1].app_span,
                     fn->type->snd->snd);
     }
+    if (nargs == 1 && want && foreign < 0 && at < 0 && check_map_function(c, env, e, want, &matched)) {
+      c->depth--;
+      return matched;
+    }
     if (foreign < 0 && at < 0) fn = infer(c, env, head);
     if (at >= 0) args[at] = (Arg){.ready = ready, .app_span = args[at].app_span};
     if (fn && fn->kind == PH_PRIM && prim_builds_vector(fn->prim) && nargs != prim_arity_of(fn->prim)) {

@@ -210,7 +210,7 @@ static bool partial_prim(Prim p) {
   }
 }
 
-static bool body_first(Checker *c, Env *env, const Ast *lambda, InstanceMatch *m, Phrase **lam);
+static DPIA_ALWAYS_INLINE bool body_first(Checker *c, Env *env, const Ast *lambda, InstanceMatch *m, Phrase **lam);
 
 Phrase *check_partial(Checker *c, Env *env, const Ast *e, PhraseType *want, int *at, Phrase **ready, Phrase **lam) {
   *lam = NULL;
@@ -541,7 +541,7 @@ bool check_view_of_app(Checker *c, Env *env, const Ast *e, PhraseType *want, Phr
  * that is no value, and every condition of check_view_of_app's) takes
  * back what the body's elaboration did, and the general path checks the
  * lambda. */
-static bool body_first(Checker *c, Env *env, const Ast *lambda, InstanceMatch *m, Phrase **lam) {
+static DPIA_ALWAYS_INLINE bool body_first(Checker *c, Env *env, const Ast *lambda, InstanceMatch *m, Phrase **lam) {
   if (c->failed || c->tc->sizes.overflow || !deferred_waiting(c) || c->postponed.len > 0 ||
       lambda->body->kind == AST_LAMBDA || lambda->body->kind == AST_COMPOSE)
     return false;
@@ -577,5 +577,97 @@ static bool body_first(Checker *c, Env *env, const Ast *lambda, InstanceMatch *m
   /* apply_spine's wake after the lambda */
   wake_deferred(c);
   *lam = p;
+  return true;
+}
+
+/* ---- a map's partial application as a function argument ----
+ *
+ * `toLocal (mapLocal (\zs -> body)) xs` (docs/language.md's toLocal
+ * stage): check_partial matches toLocal's instance against xs, so
+ * apply_spine checks `mapLocal (\zs -> body)` against exp[[n]d] ->
+ * exp[?r], d and n known, ?r toLocal's result (a fresh ?r, or [?m]?e
+ * once what toLocal's application is wanted as met it).  The general
+ * path makes mapLocal's instance of fresh metavariables, unifies its type
+ * with that want (?n := n, ?a := d, ?r with [n]?b), then checks the
+ * lambda against exp[d] -> exp[?b], and zonks every type holding them at
+ * the declaration's end.  Here the instance is matched against [n]d, as
+ * check_partial matches a map's against its array, the lambda's body
+ * checked first (body_first, ?b read off the body's type), and the
+ * map's ground type then meets the want.  That unification cannot fail
+ * (?r is a metavariable of no class, or an array of a metavariable size
+ * and such an element), and the general path's traces are kept: the
+ * instance's metavariables counted before the body makes its own; its
+ * requirements (n's) recorded before the body's as apply_spine's
+ * unification records them; the body's, recorded before ?r's where the
+ * general path records them after, allowed only where their place cannot
+ * matter (inert); no deferred constraint pending (the general path binds
+ * ?r's parts inside the body, where a wake could act on them).  Anything
+ * else takes back what the body's elaboration did, and the general path
+ * checks the application. */
+
+/* whether unifying t with an array of a known size and element, ground,
+ * solves only metavariables of no class */
+static bool open_result(Checker *c, DataType *t) {
+  t = dt_resolve(t);
+  if (t->kind == DT_META) return t->meta->cls == MC_ANY;
+  if (t->kind != DT_ARRAY) return false;
+  DataType *elem = dt_resolve(t->elem);
+  Sym n = size_lone_var(zonk_size(c, t->size));
+  return n && n[0] == '?' && elem->kind == DT_META && elem->meta->cls == MC_ANY;
+}
+
+DPIA_NOINLINE bool check_map_function(Checker *c, Env *env, const Ast *e, PhraseType *want, Phrase **out) {
+  const Ast *head = e->lhs, *lambda = e->rhs;
+  bool late[INSTANCE_MAX_ARGS];
+  if (c->tc->no_shortcuts || !want || want->kind != PT_FN || head->kind != AST_PRIM || lambda->kind != AST_LAMBDA ||
+      prim_family(head->prim) != PFAM_MAP || instance_partial(head->prim, 2, late) != 2 ||
+      !late[0] || late[1] || want->fst->kind != PT_EXP || !want->snd || want->snd->kind != PT_EXP)
+    return false;
+  if (c->failed || c->tc->sizes.overflow || c->postponed.len > 0 || c->mark_depth == c->depth || tried_before(c, lambda))
+    return false;
+  for (int i = 0; i < c->deferred.len; i++)
+    if (!((const Deferred *)c->deferred.items[i])->done) return false;
+  DataType *xs = zonk_data_type(c, want->fst->data);
+  if (!xs->ground || !open_result(c, want->snd->data)) return false;
+  int nreqs = c->reqs.len, nsize_metas = c->size_metas.len, next_meta = c->tc->next_meta;
+  /* elab_prim's phrase (a map has no static size) */
+  Phrase *fn = check_mk(c, PH_PRIM, head->span, NULL);
+  fn->prim = head->prim;
+  fn->dim = head->dim;
+  fn->volatile_new = head->volatile_new;
+  InstanceMatch m;
+  m.partial = true;
+  DataType *types[2] = {NULL, xs};
+  Phrase *lam = NULL;
+  if (instance_begin(c, fn->prim, fn->sizes, 2, head->span, &m) && instance_arg_at(c, &m, 1, xs) &&
+      !c->tc->sizes.overflow) {
+    int body_reqs = c->reqs.len;
+    CheckState saved = check_state(c);
+    if (body_first(c, env, lambda, &m, &lam)) {
+      for (int i = body_reqs; i < c->reqs.len && lam; i++)
+        if (!inert_requirement(c->reqs.items[i])) lam = NULL;
+      if (!lam) {
+        restore_state(c, &saved);
+        vec_push(c->arena, &c->tried, (void *)lambda);
+      }
+    }
+    if (lam) {
+      fn->type = instance_end(c, &m, types);
+      if (!fn->type) INTERNAL("a map's instance not made after its function");
+    }
+  }
+  if (!lam) {
+    c->reqs.len = nreqs;
+    c->size_metas.len = nsize_metas;
+    c->tc->next_meta = next_meta;
+    c->tc->sizes.overflow = false;
+    return false;
+  }
+  Phrase *p = check_mk(c, PH_APP, e->span, fn->type->snd);
+  p->fst = fn;
+  p->snd = lam;
+  if (!expect_type(c, e->span, want, p->type, NULL)) INTERNAL("a map's function did not meet its open want");
+  wake_deferred(c);
+  *out = p;
   return true;
 }

@@ -246,6 +246,13 @@ Phrase *check_partial(Checker *c, Env *env, const Ast *e, PhraseType *want, int 
  * after an error of want), or false, with everything the argument's
  * elaboration did taken back, for elab_app's general path */
 bool check_view_of_app(Checker *c, Env *env, const Ast *e, PhraseType *want, Phrase **out);
+/* e, a map of a lambda alone (mapLocal (\zs -> body)), checked against
+ * want, a function of a known array to a result not known (toLocal's
+ * function): true and *out, the map's instance matched against that
+ * array and the lambda's body checked first; false, with everything done
+ * taken back, for elab_app's general path (asked after check_partial:
+ * out of line, as elab_app's and check_partial's calls are hot) */
+bool check_map_function(Checker *c, Env *env, const Ast *e, PhraseType *want, Phrase **out);
 /* apply_spine at Checker.mark_depth, where it would unify its type t
  * with the one wanted: the mark check_view_of_app keeps */
 void check_want_mark(Checker *c, const PhraseType *t);
