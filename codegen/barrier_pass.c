@@ -353,12 +353,17 @@ static bool own_pending(Pass *p, const KirBlock *out, const KirBuffer *b) {
   return true;
 }
 
-/* need without the buffers own_pending proves need no barrier */
-static void drop_own_pending(Pass *p, const KirBlock *out, KirBufferSet *need) {
+/* need without the buffers own_pending proves need no barrier (called
+ * through drop_own_pending: most needs are empty) */
+static void drop_own_pending_of(Pass *p, const KirBlock *out, KirBufferSet *need) {
   int n = 0;
   for (int i = 0; i < need->len; i++)
     if (!own_pending(p, out, item(need, i))) need->items[n++] = need->items[i];
   need->len = n;
+}
+
+static inline void drop_own_pending(Pass *p, const KirBlock *out, KirBufferSet *need) {
+  if (need->len) drop_own_pending_of(p, out, need);
 }
 
 /* The barrier a command needs before it: pending writes it reads, pending
