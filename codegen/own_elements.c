@@ -193,7 +193,7 @@ static LoopRange *range_find(const KirIdNames *ids, const char *name) {
  * the index of its id entry (at, id_stmt): one search a binding, not a
  * second one of the ranges (translation throughput, BENCHMARKS.md). */
 static LoopRange *range_note(KirIdNames *ids, int at, const char *name) {
-  if (at < ids->nranges) {
+  if (at >= 0 && at < ids->nranges) {
     LoopRange *r = &ids->ranges[at];
     if (!same_name(r->name, name)) INTERNAL("the range of '%s' is not at its id's entry", name);
     return r;
