@@ -923,6 +923,9 @@ static bool any_local(const KirBufferSet *s) {
  * (Pass.ids_wanted); the placement, where it reads, updates an
  * accumulator or runs a work-group loop's body (Pass.may_place) */
 static inline void note_site(Pass *p, const KirSite *site) {
+  /* both only ever turn true: once they have, a site has nothing to add
+   * (a kernel declaring a local buffer: from its first site) */
+  if (p->ids_wanted && p->may_place) return;
   for (int i = 0; i < site->naccesses; i++) {
     p->ids_wanted |= site->accesses[i].buffer->space == KSP_LOCAL;
     p->may_place |= !site->accesses[i].write;
@@ -943,7 +946,7 @@ typedef struct OpenSites {
 static void collect_sites(Pass *p, const KirBlock *b, int loop_start, OpenSites *open) {
   for (const KirStmt *st = b->first; st; st = st->next) {
     KirBlock *body = kir_body((KirStmt *)st);
-    if (st->kind == KS_FOR &&
+    if (st->kind == KS_FOR && !p->ids_wanted &&
         !(constant_bound(st->loop.init) && constant_bound(st->loop.bound) && constant_bound(st->loop.step)))
       p->ids_wanted = true;
     if (body) collect_sites(p, body, loop_start < 0 && st->kind == KS_FOR ? p->nsites : loop_start, open);
@@ -1010,14 +1013,16 @@ bool kir_place_barriers(Arena *a, Diag *diag, KirKernel *k, int ndims, bool pocl
             .pocl = pocl,
             .uniform = true,
             .skip_until = -1};
-  OpenSites open = {0};
-  collect_sites(&p, &k->body, -1, &open);
-  if (open.n) INTERNAL("a barrier site begins what no site ends");
-  /* a local buffer the kernel declares, whether or not a site names it */
+  /* a local buffer the kernel declares, whether or not a site names it
+   * (asked first: then collect_sites need not ask its sites) */
   for (int i = 0; i < k->nparams; i++) p.ids_wanted |= (KParamRole)k->params[i].role == KP_LOCAL;
   for (const KirStmt *s = k->locals.first; s; s = s->next)
     p.ids_wanted |= s->kind == KS_DECL && s->decl.space == KSP_LOCAL;
   /* local buffers may be written twice (local_waw) */
+  p.may_place = p.ids_wanted;
+  OpenSites open = {0};
+  collect_sites(&p, &k->body, -1, &open);
+  if (open.n) INTERNAL("a barrier site begins what no site ends");
   p.may_place |= p.ids_wanted;
   /* gathered before the blocks are rebuilt (place_block), from the kernel
    * as lowering made it; collect_sites changes nothing */
