@@ -923,9 +923,6 @@ static bool any_local(const KirBufferSet *s) {
  * (Pass.ids_wanted); the placement, where it reads, updates an
  * accumulator or runs a work-group loop's body (Pass.may_place) */
 static inline void note_site(Pass *p, const KirSite *site) {
-  /* both only ever turn true: once they have, a site has nothing to add
-   * (a kernel declaring a local buffer: from its first site) */
-  if (p->ids_wanted && p->may_place) return;
   for (int i = 0; i < site->naccesses; i++) {
     p->ids_wanted |= site->accesses[i].buffer->space == KSP_LOCAL;
     p->may_place |= !site->accesses[i].write;
@@ -941,16 +938,27 @@ typedef struct OpenSites {
   int n, cap;
 } OpenSites;
 
-/* the sites of b in order (loop_start: that of the outermost loop around
- * b, or -1) */
-static void collect_sites(Pass *p, const KirBlock *b, int loop_start, OpenSites *open) {
+static void collect_sites_noting(Pass *p, const KirBlock *b, int loop_start, OpenSites *open);
+static void collect_sites_known(Pass *p, const KirBlock *b, int loop_start, OpenSites *open);
+
+/* The sites of b in order (loop_start: that of the outermost loop around
+ * b, or -1); noting: what each asks of the pass (note_site, the loops'
+ * bounds), which a kernel declaring a local buffer has answered before
+ * (both Pass.ids_wanted and may_place true, and they only ever turn true:
+ * kir_place_barriers).  One copy each way (collect_sites_noting,
+ * collect_sites_known), so that neither asks at each site which it is. */
+static DPIA_ALWAYS_INLINE void collect_sites_as(Pass *p, const KirBlock *b, int loop_start, OpenSites *open,
+                                                bool noting) {
   for (const KirStmt *st = b->first; st; st = st->next) {
     KirBlock *body = kir_body((KirStmt *)st);
-    if (st->kind == KS_FOR && !p->ids_wanted &&
+    if (noting && st->kind == KS_FOR &&
         !(constant_bound(st->loop.init) && constant_bound(st->loop.bound) && constant_bound(st->loop.step)))
       p->ids_wanted = true;
-    if (body) collect_sites(p, body, loop_start < 0 && st->kind == KS_FOR ? p->nsites : loop_start, open);
+    int inner_start = loop_start < 0 && st->kind == KS_FOR ? p->nsites : loop_start;
+    if (body && noting) collect_sites_noting(p, body, inner_start, open);
+    else if (body) collect_sites_known(p, body, inner_start, open);
     if (st->kind != KS_BARRIER || !st->barrier.site) {
+      if (!noting) continue;
       /* a run's sites are not among the sites (place_run), but ask for
        * the ids and the placement as its steps' would */
       for (const KirStmt *t = st->kind == KS_RUN ? st->run.body.first : NULL; t; t = t->next)
@@ -958,7 +966,7 @@ static void collect_sites(Pass *p, const KirBlock *b, int loop_start, OpenSites 
       continue;
     }
     const KirSite *site = st->barrier.site;
-    note_site(p, site);
+    if (noting) note_site(p, site);
     p->sites = kir_grown(p->arena, p->sites, p->nsites, &p->capsites, sizeof *p->sites);
     p->sites[p->nsites++] = (SiteAt){site, -1, loop_start};
     DPIA_EXHAUSTIVE_BEGIN
@@ -978,6 +986,14 @@ static void collect_sites(Pass *p, const KirBlock *b, int loop_start, OpenSites 
     }
     DPIA_EXHAUSTIVE_END
   }
+}
+
+static void collect_sites_noting(Pass *p, const KirBlock *b, int loop_start, OpenSites *open) {
+  collect_sites_as(p, b, loop_start, open, true);
+}
+
+static void collect_sites_known(Pass *p, const KirBlock *b, int loop_start, OpenSites *open) {
+  collect_sites_as(p, b, loop_start, open, false);
 }
 
 /* b without its barrier sites (where none can need a barrier: Pass.may_place) */
@@ -1021,7 +1037,9 @@ bool kir_place_barriers(Arena *a, Diag *diag, KirKernel *k, int ndims, bool pocl
   /* local buffers may be written twice (local_waw) */
   p.may_place = p.ids_wanted;
   OpenSites open = {0};
-  collect_sites(&p, &k->body, -1, &open);
+  if (p.ids_wanted) collect_sites_known(&p, &k->body, -1, &open);
+  else
+    collect_sites_noting(&p, &k->body, -1, &open);
   if (open.n) INTERNAL("a barrier site begins what no site ends");
   p.may_place |= p.ids_wanted;
   /* gathered before the blocks are rebuilt (place_block), from the kernel
