@@ -353,12 +353,17 @@ static bool own_pending(Pass *p, const KirBlock *out, const KirBuffer *b) {
   return true;
 }
 
-/* need without the buffers own_pending proves need no barrier */
-static void drop_own_pending(Pass *p, const KirBlock *out, KirBufferSet *need) {
+/* need without the buffers own_pending proves need no barrier (called
+ * through drop_own_pending: most needs are empty) */
+static void drop_own_pending_of(Pass *p, const KirBlock *out, KirBufferSet *need) {
   int n = 0;
   for (int i = 0; i < need->len; i++)
     if (!own_pending(p, out, item(need, i))) need->items[n++] = need->items[i];
   need->len = n;
+}
+
+static inline void drop_own_pending(Pass *p, const KirBlock *out, KirBufferSet *need) {
+  if (need->len) drop_own_pending_of(p, out, need);
 }
 
 /* The barrier a command needs before it: pending writes it reads, pending
@@ -933,16 +938,27 @@ typedef struct OpenSites {
   int n, cap;
 } OpenSites;
 
-/* the sites of b in order (loop_start: that of the outermost loop around
- * b, or -1) */
-static void collect_sites(Pass *p, const KirBlock *b, int loop_start, OpenSites *open) {
+static void collect_sites_noting(Pass *p, const KirBlock *b, int loop_start, OpenSites *open);
+static void collect_sites_known(Pass *p, const KirBlock *b, int loop_start, OpenSites *open);
+
+/* The sites of b in order (loop_start: that of the outermost loop around
+ * b, or -1); noting: what each asks of the pass (note_site, the loops'
+ * bounds), which a kernel declaring a local buffer has answered before
+ * (both Pass.ids_wanted and may_place true, and they only ever turn true:
+ * kir_place_barriers).  One copy each way (collect_sites_noting,
+ * collect_sites_known), so that neither asks at each site which it is. */
+static DPIA_ALWAYS_INLINE void collect_sites_as(Pass *p, const KirBlock *b, int loop_start, OpenSites *open,
+                                                bool noting) {
   for (const KirStmt *st = b->first; st; st = st->next) {
     KirBlock *body = kir_body((KirStmt *)st);
-    if (st->kind == KS_FOR &&
+    if (noting && st->kind == KS_FOR &&
         !(constant_bound(st->loop.init) && constant_bound(st->loop.bound) && constant_bound(st->loop.step)))
       p->ids_wanted = true;
-    if (body) collect_sites(p, body, loop_start < 0 && st->kind == KS_FOR ? p->nsites : loop_start, open);
+    int inner_start = loop_start < 0 && st->kind == KS_FOR ? p->nsites : loop_start;
+    if (body && noting) collect_sites_noting(p, body, inner_start, open);
+    else if (body) collect_sites_known(p, body, inner_start, open);
     if (st->kind != KS_BARRIER || !st->barrier.site) {
+      if (!noting) continue;
       /* a run's sites are not among the sites (place_run), but ask for
        * the ids and the placement as its steps' would */
       for (const KirStmt *t = st->kind == KS_RUN ? st->run.body.first : NULL; t; t = t->next)
@@ -950,7 +966,7 @@ static void collect_sites(Pass *p, const KirBlock *b, int loop_start, OpenSites 
       continue;
     }
     const KirSite *site = st->barrier.site;
-    note_site(p, site);
+    if (noting) note_site(p, site);
     p->sites = kir_grown(p->arena, p->sites, p->nsites, &p->capsites, sizeof *p->sites);
     p->sites[p->nsites++] = (SiteAt){site, -1, loop_start};
     DPIA_EXHAUSTIVE_BEGIN
@@ -970,6 +986,14 @@ static void collect_sites(Pass *p, const KirBlock *b, int loop_start, OpenSites 
     }
     DPIA_EXHAUSTIVE_END
   }
+}
+
+static void collect_sites_noting(Pass *p, const KirBlock *b, int loop_start, OpenSites *open) {
+  collect_sites_as(p, b, loop_start, open, true);
+}
+
+static void collect_sites_known(Pass *p, const KirBlock *b, int loop_start, OpenSites *open) {
+  collect_sites_as(p, b, loop_start, open, false);
 }
 
 /* b without its barrier sites (where none can need a barrier: Pass.may_place) */
@@ -1005,14 +1029,18 @@ bool kir_place_barriers(Arena *a, Diag *diag, KirKernel *k, int ndims, bool pocl
             .pocl = pocl,
             .uniform = true,
             .skip_until = -1};
-  OpenSites open = {0};
-  collect_sites(&p, &k->body, -1, &open);
-  if (open.n) INTERNAL("a barrier site begins what no site ends");
-  /* a local buffer the kernel declares, whether or not a site names it */
+  /* a local buffer the kernel declares, whether or not a site names it
+   * (asked first: then collect_sites need not ask its sites) */
   for (int i = 0; i < k->nparams; i++) p.ids_wanted |= (KParamRole)k->params[i].role == KP_LOCAL;
   for (const KirStmt *s = k->locals.first; s; s = s->next)
     p.ids_wanted |= s->kind == KS_DECL && s->decl.space == KSP_LOCAL;
   /* local buffers may be written twice (local_waw) */
+  p.may_place = p.ids_wanted;
+  OpenSites open = {0};
+  if (p.ids_wanted) collect_sites_known(&p, &k->body, -1, &open);
+  else
+    collect_sites_noting(&p, &k->body, -1, &open);
+  if (open.n) INTERNAL("a barrier site begins what no site ends");
   p.may_place |= p.ids_wanted;
   /* gathered before the blocks are rebuilt (place_block), from the kernel
    * as lowering made it; collect_sites changes nothing */

@@ -92,16 +92,18 @@ static const IdName *id_find(const KirIdNames *ids, const char *name) {
   return NULL;
 }
 
-/* name is bound here: as the id (kind, dim) when ok, else as something else */
-static void id_note(KirIdNames *ids, const char *name, bool ok, IdKind kind, int dim) {
+/* name is bound here: as the id (kind, dim) when ok, else as something
+ * else; returns the index of its entry */
+static int id_note(KirIdNames *ids, const char *name, bool ok, IdKind kind, int dim) {
   for (int i = 0; i < ids->nnames; i++) {
     IdName *n = &ids->names[i];
     if (!same_name(n->name, name)) continue;
     if (!ok || n->kind != kind || n->dim != dim) n->bad = true;
-    return;
+    return i;
   }
   ids->names = kir_grown(ids->arena, ids->names, ids->nnames, &ids->capnames, sizeof *ids->names);
   ids->names[ids->nnames++] = (IdName){name, kind, dim, !ok};
+  return ids->nnames - 1;
 }
 
 /* the id that init reads (an int cast of it or not), or false */
@@ -122,31 +124,32 @@ static bool id_query(const KirExpr *init, IdKind *kind, int *dim) {
   return false;
 }
 
-/* what statement s binds (not what its body does) */
-static void id_stmt(KirIdNames *ids, const KirStmt *s) {
+/* what statement s binds (not what its body does): the index of the
+ * name's entry (id_note), or -1 where it binds none */
+static int id_stmt(KirIdNames *ids, const KirStmt *s) {
   IdKind kind = ID_LOCAL;
   int dim = 0;
   switch (s->kind) {
   case KS_DECL: {
     bool is_id = id_query(s->decl.init, &kind, &dim);
-    id_note(ids, s->decl.name, is_id, kind, dim);
-    break;
+    return id_note(ids, s->decl.name, is_id, kind, dim);
   }
   case KS_ASSIGN:
-    if (s->assign.lhs->kind == KE_VAR) id_note(ids, s->assign.lhs->name, false, kind, dim);
-    break;
-  case KS_FOR: id_note(ids, s->loop.var, false, kind, dim); break;
+    if (s->assign.lhs->kind == KE_VAR) return id_note(ids, s->assign.lhs->name, false, kind, dim);
+    return -1;
+  case KS_FOR: return id_note(ids, s->loop.var, false, kind, dim);
   case KS_RUN: /* each step assigns what its template does: collect, below */
   case KS_VSTORE:
   case KS_IF:
   case KS_BLOCK:
   case KS_BARRIER:
   case KS_EXPR:
-  case KS_COMMENT: break;
+  case KS_COMMENT: return -1;
   }
+  return -1;
 }
 
-static void range_stmt(KirIdNames *ids, const KirStmt *s);
+static void range_stmt(KirIdNames *ids, const KirStmt *s, int at);
 
 /* The ids bound from first up to stop, and in the blocks inside, in
  * order; with ranges, the loops' ranges too (range_stmt), in the same
@@ -154,8 +157,8 @@ static void range_stmt(KirIdNames *ids, const KirStmt *s);
  * for both (kir_id_names) gives what a walk each would. */
 static void collect(KirIdNames *ids, const KirStmt *first, const KirStmt *stop, bool ranges) {
   for (const KirStmt *s = first; s && s != stop; s = s->next) {
-    id_stmt(ids, s);
-    if (ranges) range_stmt(ids, s);
+    int at = id_stmt(ids, s);
+    if (ranges) range_stmt(ids, s, at);
     /* each step binds what its template does (and declares no loop) */
     if (s->kind == KS_RUN) collect(ids, s->run.body.first, NULL, ranges);
     const KirBlock *body = kir_body((KirStmt *)s);
@@ -183,13 +186,21 @@ static LoopRange *range_find(const KirIdNames *ids, const char *name) {
   return NULL;
 }
 
-/* name's range, noted (RANGE_NONE) where it was not: valid until the next
- * range is noted */
-static LoopRange *range_note(KirIdNames *ids, const char *name) {
-  LoopRange *r = range_find(ids, name);
-  if (r) return r;
+/* The range of name, which the statement at hand binds, noted
+ * (RANGE_NONE) where it was not: valid until the next range is noted.
+ * kir_id_names notes every name a statement binds in both arrays, in the
+ * same order and under the same equality (same_name), so its range is at
+ * the index of its id entry (at, id_stmt): one search a binding, not a
+ * second one of the ranges (translation throughput, BENCHMARKS.md). */
+static LoopRange *range_note(KirIdNames *ids, int at, const char *name) {
+  if (at >= 0 && at < ids->nranges) {
+    LoopRange *r = &ids->ranges[at];
+    if (!same_name(r->name, name)) INTERNAL("the range of '%s' is not at its id's entry", name);
+    return r;
+  }
+  if (at != ids->nranges || ids->up) INTERNAL("the range of '%s' is not at its id's entry", name);
   ids->ranges = kir_grown(ids->arena, ids->ranges, ids->nranges, &ids->capranges, sizeof *ids->ranges);
-  r = &ids->ranges[ids->nranges++];
+  LoopRange *r = &ids->ranges[ids->nranges++];
   *r = (LoopRange){name, RANGE_NONE, 0, 0};
   return r;
 }
@@ -242,15 +253,16 @@ static bool expr_range(const KirIdNames *ids, const KirExpr *e, int64_t *lo, int
   }
 }
 
-/* the range statement s gives its name (not what its body does) */
-static void range_stmt(KirIdNames *ids, const KirStmt *s) {
+/* the range statement s gives its name (not what its body does; at: the
+ * name's index, id_stmt) */
+static void range_stmt(KirIdNames *ids, const KirStmt *s, int at) {
   switch (s->kind) {
-  case KS_DECL: range_note(ids, s->decl.name)->state = RANGE_UNKNOWN; break;
+  case KS_DECL: range_note(ids, at, s->decl.name)->state = RANGE_UNKNOWN; break;
   case KS_ASSIGN:
-    if (s->assign.lhs->kind == KE_VAR) range_note(ids, s->assign.lhs->name)->state = RANGE_UNKNOWN;
+    if (s->assign.lhs->kind == KE_VAR) range_note(ids, at, s->assign.lhs->name)->state = RANGE_UNKNOWN;
     break;
   case KS_FOR: {
-    LoopRange *r = range_note(ids, s->loop.var);
+    LoopRange *r = range_note(ids, at, s->loop.var);
     int64_t ilo, ihi, blo, bhi, step, step_hi, last;
     if (!(expr_range(ids, s->loop.init, &ilo, &ihi) && expr_range(ids, s->loop.bound, &blo, &bhi) &&
           expr_range(ids, s->loop.step, &step, &step_hi) && step > 0 && !__builtin_sub_overflow(bhi, 1, &last))) {

@@ -268,9 +268,13 @@ int main(void) {
    * between the steps when j stays below 8 (I = 9), one when it reaches
    * the next work-item's row (I = 10), and one when the inner bound's
    * variable is bound otherwise too (a declaration of i before the loop,
-   * which a kernel would not have: a name bound otherwise has no range). */
+   * which a kernel would not have: a name bound otherwise has no range),
+   * and one when j's range is the hull of its loops' (a loop of j from 0
+   * to 1 before, after a declaration, I = 10: own_elements.c keeps a
+   * name's range at the index of its id entry, and the second loop of j
+   * must widen j's, not the entry before it). */
   static const KirBuffer ROW = {"acc", "acc", KSP_LOCAL};
-  enum { IN_ROW, PAST_ROW, BOUND_DECLARED, NROWCASES };
+  enum { IN_ROW, PAST_ROW, BOUND_DECLARED, PAST_ROW_REBOUND, NROWCASES };
   for (int c = 0; c < NROWCASES; c++) {
     IxCtx x;
     ix_init(&x, A);
@@ -287,10 +291,24 @@ int main(void) {
       decl->decl.init = kir_int(A, 3);
       kir_append(&k->body, decl);
     }
+    if (c == PAST_ROW_REBOUND) {
+      KirStmt *decl = kir_stmt(A, KS_DECL);
+      decl->decl.name = "t";
+      decl->decl.type = kir_scalar1(SC_INT);
+      decl->decl.array_len = -1;
+      decl->decl.init = kir_int(A, 3);
+      kir_append(&k->body, decl);
+      KirStmt *before = kir_stmt(A, KS_FOR);
+      before->loop.var = "j";
+      before->loop.init = kir_int(A, 0);
+      before->loop.bound = kir_int(A, 2);
+      before->loop.step = kir_int(A, 1);
+      kir_append(&k->body, before);
+    }
     KirBlock *steps = loop(&k->body);
     KirStmt *outer = k->body.last;
     outer->loop.init = kir_int(A, 0);
-    outer->loop.bound = kir_int(A, c == PAST_ROW ? 10 : 9);
+    outer->loop.bound = kir_int(A, c == PAST_ROW || c == PAST_ROW_REBOUND ? 10 : 9);
     outer->loop.step = kir_int(A, 1);
     command(steps, &ROW, &ROW, KL_LOCAL);
     parfor(steps, KL_LOCAL, KF_ONCE);
