@@ -89,6 +89,23 @@ static bool plain_args(const Ast *e) {
   return true;
 }
 
+/* elab_prim's phrase of the primitive head, its sizes plain (no
+ * metavariable: plain_size); NULL where one is not, or where a size that
+ * must be positive is not (the general path reports those) */
+static DPIA_ALWAYS_INLINE Phrase *head_phrase(Checker *c, Env *env, const Ast *head) {
+  const PrimInfo *info = &prim_info[head->prim];
+  Phrase *fn = check_mk(c, PH_PRIM, head->span, NULL);
+  fn->prim = head->prim;
+  fn->dim = head->dim;
+  fn->volatile_new = head->volatile_new;
+  for (int i = 0; i < info->nsizes; i++) {
+    int64_t v;
+    if (!plain_size(c, env, head->sizes[i], &fn->sizes[i])) return NULL;
+    if (!(info->flags & PF_ZERO_SIZES) && size_const_value(fn->sizes[i], &v) && v < 1) return NULL;
+  }
+  return fn;
+}
+
 /* The application e at nesting level (elab_app's depth beyond the
  * caller's), elaborated by matching, with a ground type; NULL where the
  * shortcut does not apply (what it recorded is taken back by
@@ -107,17 +124,8 @@ static Phrase *matched_app(Checker *c, Env *env, const Ast *e, int level, int ro
     args[i] = a->rhs;
     spans[i] = a->span;
   }
-  /* elab_prim's phrase */
-  const PrimInfo *info = &prim_info[head->prim];
-  Phrase *fn = check_mk(c, PH_PRIM, head->span, NULL);
-  fn->prim = head->prim;
-  fn->dim = head->dim;
-  fn->volatile_new = head->volatile_new;
-  for (int i = 0; i < info->nsizes; i++) {
-    int64_t v;
-    if (!plain_size(c, env, head->sizes[i], &fn->sizes[i])) return NULL;
-    if (!(info->flags & PF_ZERO_SIZES) && size_const_value(fn->sizes[i], &v) && v < 1) return NULL;
-  }
+  Phrase *fn = head_phrase(c, env, head);
+  if (!fn) return NULL;
   InstanceMatch m;
   m.partial = false;
   if (!instance_begin(c, fn->prim, fn->sizes, nargs, head->span, &m)) return NULL;
@@ -249,23 +257,13 @@ Phrase *check_partial(Checker *c, Env *env, const Ast *e, PhraseType *want, int 
   if (c->failed || c->tc->sizes.overflow || (app && !deferred_waiting(c))) return NULL;
   int nreqs = c->reqs.len, nsize_metas = c->size_metas.len, next_meta = c->tc->next_meta;
   int room = diag_depth_limit(c->diag, DPIA_MAX_NESTING * 4) - c->depth;
-  /* elab_prim's phrase */
   const PrimInfo *info = &prim_info[head->prim];
-  Phrase *fn = check_mk(c, PH_PRIM, head->span, NULL);
-  fn->prim = head->prim;
-  fn->dim = head->dim;
-  fn->volatile_new = head->volatile_new;
-  bool ok = true;
-  for (int i = 0; i < info->nsizes && ok; i++) {
-    int64_t v;
-    ok = plain_size(c, env, head->sizes[i], &fn->sizes[i]) &&
-         !(!(info->flags & PF_ZERO_SIZES) && size_const_value(fn->sizes[i], &v) && v < 1);
-  }
+  Phrase *fn = head_phrase(c, env, head);
   InstanceMatch m;
   m.partial = true;
   DataType *types[INSTANCE_MAX_ARGS] = {0};
   Phrase *elab = NULL;
-  if (ok && instance_begin(c, fn->prim, fn->sizes, nargs, head->span, &m)) {
+  if (fn && instance_begin(c, fn->prim, fn->sizes, nargs, head->span, &m)) {
     if (app) {
       elab = matched_app(c, env, x, 1, room);
       types[k] = elab ? elab->type->data : NULL;
@@ -284,7 +282,7 @@ Phrase *check_partial(Checker *c, Env *env, const Ast *e, PhraseType *want, int 
       if (*lam && !fn->type) INTERNAL("a map's instance not made after its function");
     }
   }
-  if (!fn->type) {
+  if (!fn || !fn->type) {
     c->reqs.len = nreqs;
     c->size_metas.len = nsize_metas;
     c->tc->next_meta = next_meta;
@@ -446,17 +444,8 @@ bool check_view_of_app(Checker *c, Env *env, const Ast *e, PhraseType *want, Phr
       c->postponed.len > 0 || tried_before(c, e) || !env_ground(c, env))
     return false;
   CheckState saved = check_state(c);
-  /* elab_prim's phrase */
-  const PrimInfo *info = &prim_info[head->prim];
-  Phrase *fn = check_mk(c, PH_PRIM, head->span, NULL);
-  fn->prim = head->prim;
-  fn->dim = head->dim;
-  fn->volatile_new = head->volatile_new;
-  for (int i = 0; i < info->nsizes; i++) {
-    int64_t v;
-    if (!plain_size(c, env, head->sizes[i], &fn->sizes[i])) return false;
-    if (!(info->flags & PF_ZERO_SIZES) && size_const_value(fn->sizes[i], &v) && v < 1) return false;
-  }
+  Phrase *fn = head_phrase(c, env, head);
+  if (!fn) return false;
   InstanceMatch m;
   m.partial = false;
   if (!instance_begin(c, fn->prim, fn->sizes, 1, head->span, &m) || !instance_param_solvable(&m)) {
