@@ -626,6 +626,31 @@ static int compared_files(int nargs, char **args, CompareFile *compare, void *co
   return total;
 }
 
+/* bench/variants.py's v4_wg64_c64, which the vectors' and the halves'
+ * tests both translate */
+#define V4_WG64_C64                                                                                                    \
+  "kernel dotVar (N: nat) (xs ys: [N]float) =\n"                                                                       \
+  "  zip (asVector 4 xs) (asVector 4 ys)\n"                                                                            \
+  "  |> split (64 * 64)\n"                                                                                             \
+  "  |> mapWorkgroup (\\zs1 ->\n"                                                                                      \
+  "       zs1 |> split 64\n"                                                                                           \
+  "           |> mapLocal (\\zs2 -> reduceSeq (\\x a -> fst x * snd x + a) 0.0 zs2))\n"                                \
+  "  |> join\n"                                                                                                        \
+  "  |> asScalar\n"
+
+/* bench/variants.py's v2_wg32_c16_local, which the unrolled runs' and the
+ * barrier record's tests both translate */
+#define V2_WG32_C16_LOCAL                                                                                              \
+  "kernel dotVar (N: nat) (xs ys: [N]float) =\n"                                                                       \
+  "  zip (asVector 2 xs) (asVector 2 ys)\n"                                                                            \
+  "  |> split (16 * 32)\n"                                                                                             \
+  "  |> mapWorkgroup (\\zs1 ->\n"                                                                                      \
+  "       zs1 |> split 16\n"                                                                                           \
+  "           |> toLocal (mapLocal (\\zs2 -> reduceSeq (\\x a -> fst x * snd x + a) 0.0 zs2))\n"                       \
+  "           |> mapLocal (\\s -> s))\n"                                                                               \
+  "  |> join\n"                                                                                                        \
+  "  |> asScalar\n"
+
 static void test_unroll(int nargs, char **args) {
   int files;
   Unrolled all = {0};
@@ -641,15 +666,7 @@ static void test_unroll(int nargs, char **args) {
   static const struct {
     const char *name, *text;
   } benchmark[] = {
-      {"v2_wg32_c16_local", "kernel dotVar (N: nat) (xs ys: [N]float) =\n"
-                            "  zip (asVector 2 xs) (asVector 2 ys)\n"
-                            "  |> split (16 * 32)\n"
-                            "  |> mapWorkgroup (\\zs1 ->\n"
-                            "       zs1 |> split 16\n"
-                            "           |> toLocal (mapLocal (\\zs2 -> reduceSeq (\\x a -> fst x * snd x + a) 0.0 zs2))\n"
-                            "           |> mapLocal (\\s -> s))\n"
-                            "  |> join\n"
-                            "  |> asScalar\n"},
+      {"v2_wg32_c16_local", V2_WG32_C16_LOCAL},
       {"v1_wg64_c16", "kernel dotVar (N: nat) (xs ys: [N]float) =\n"
                       "  zip xs ys\n"
                       "  |> split (16 * 64)\n"
@@ -698,15 +715,7 @@ static void test_record(int nargs, char **args) {
       "           |> mapLocal (\\s -> s))\n"
       "  |> join\n"
       "  |> asScalar\n",
-      "kernel dotVar (N: nat) (xs ys: [N]float) =\n"
-      "  zip (asVector 2 xs) (asVector 2 ys)\n"
-      "  |> split (16 * 32)\n"
-      "  |> mapWorkgroup (\\zs1 ->\n"
-      "       zs1 |> split 16\n"
-      "           |> toLocal (mapLocal (\\zs2 -> reduceSeq (\\x a -> fst x * snd x + a) 0.0 zs2))\n"
-      "           |> mapLocal (\\s -> s))\n"
-      "  |> join\n"
-      "  |> asScalar\n",
+      V2_WG32_C16_LOCAL,
   };
   for (int i = 0; i < (int)(sizeof local_variants / sizeof local_variants[0]); i++) {
     Recorded one = {0};
@@ -732,18 +741,6 @@ static void test_shortcuts(int nargs, char **args) {
   }
   printf("\n");
 }
-
-/* bench/variants.py's v4_wg64_c64, which the vectors' and the halves'
- * tests both translate */
-#define V4_WG64_C64                                                                                   \
-  "kernel dotVar (N: nat) (xs ys: [N]float) =\n"                                                     \
-  "  zip (asVector 4 xs) (asVector 4 ys)\n"                                                          \
-  "  |> split (64 * 64)\n"                                                                           \
-  "  |> mapWorkgroup (\\zs1 ->\n"                                                                    \
-  "       zs1 |> split 64\n"                                                                         \
-  "           |> mapLocal (\\zs2 -> reduceSeq (\\x a -> fst x * snd x + a) 0.0 zs2))\n"              \
-  "  |> join\n"                                                                                      \
-  "  |> asScalar\n"
 
 static void test_vectors(int nargs, char **args) {
   int files;
