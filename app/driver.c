@@ -436,7 +436,12 @@ static bool only_uninferred_sizes(const Diag *d) {
  * split (dpia/check.h, def_print_ascribing_joins).  Only the defs whose
  * plain printout fails so are ascribed: every other printout stays as it
  * was. */
+static bool is_join_acc(Prim prim) { return prim == PRIM_JOIN_ACC; }
+
 static bool needs_joins_ascribed(Ctx *c, const DefInfo *imp, Diag *plain) {
+  /* a def without joinAcc (or a template, printed as written) is printed
+   * plainly without checking it first */
+  if (!imp->body || decl_is_template(imp->decl) || !phrase_has_prim(imp->body, is_join_acc)) return false;
   if (recheck_printed(c, imp, false, plain) || !only_uninferred_sizes(plain)) return false;
   Diag ascribed;
   return recheck_printed(c, imp, true, &ascribed);
