@@ -223,6 +223,16 @@ void phrase_print(Buf *out, const Phrase *p, int indent);
  * one group); the result type only when the body is a function or a phrase
  * pair.  name_override (if not NULL) replaces def->name. */
 void def_print(Buf *out, const DefInfo *def, Sym name_override);
+/* def_print, with every joinAcc X written (joinAcc X : acc[[n][m]a]).
+ * joinAcc is the one acceptor view whose result's sizes its argument does
+ * not give (acc[[n*m]a] -> acc[[n][m]a]); the rest of the imperative
+ * program gives them when it reads the input through the loops' indices,
+ * but not when no read is left (a map of a constant function, whose
+ * `split 64 xs` translation dropped): then the re-check cannot infer n
+ * and m (E0303).  The driver prints this way the defs that need it
+ * (app/driver.c, imperative_text), so that every other printout stays as
+ * it was. */
+void def_print_ascribing_joins(Buf *out, const DefInfo *def, Sym name_override, bool ascribe_joins);
 /* The declarations of the foreign functions that defs[0..n) (NULL entries
  * skipped) call, each once, in the order they are first called, each
  * followed by a blank line: what a printed def needs before it to check

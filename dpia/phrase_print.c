@@ -93,6 +93,8 @@ typedef struct Printer {
                         names this row first (\k row -> ...) */
   bool volatile_new; /* the next newLocal makes a volatile buffer: it is
                         printed newLocal volatile T */
+  bool ascribe_joins; /* every joinAcc X is printed (joinAcc X : acc[[n][m]a])
+                         (def_print_ascribing_joins) */
 } Printer;
 
 static void print(Printer *pr, const Phrase *p, int ctx, bool start);
@@ -619,6 +621,14 @@ static void print(Printer *pr, const Phrase *p, int ctx, bool start) {
     pr->too_long = true;
     return;
   }
+  if (pr->ascribe_joins && p->kind == PH_APP && p->fst->kind == PH_PRIM && p->fst->prim == PRIM_JOIN_ACC) {
+    buf_putc(out, '(');
+    print_app(pr, p, start);
+    buf_puts(out, " : ");
+    pt_print(out, p->type);
+    buf_putc(out, ')');
+    return;
+  }
   int prec = prec_of(p);
   if (prec < ctx) {
     /* what starts a line still starts it behind its parenthesis */
@@ -749,6 +759,10 @@ void phrase_print(Buf *out, const Phrase *p, int indent) {
 static void print_foreign_decl(Buf *out, const DefInfo *f, Sym name);
 
 void def_print(Buf *out, const DefInfo *def, Sym name_override) {
+  def_print_ascribing_joins(out, def, name_override, false);
+}
+
+void def_print_ascribing_joins(Buf *out, const DefInfo *def, Sym name_override, bool ascribe_joins) {
   if (def->is_foreign) {
     print_foreign_decl(out, def, name_override ? name_override : def->name);
     return;
@@ -764,6 +778,7 @@ void def_print(Buf *out, const DefInfo *def, Sym name_override) {
   Vec reserved = {0};
   Printer pr;
   printer_init(&pr, out, &reserved, 0);
+  pr.ascribe_joins = ascribe_joins;
   emit(out, "%s %s",
        def->is_kernel     ? "kernel"
        : def->is_pipeline ? "pipeline"
