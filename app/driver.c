@@ -429,6 +429,8 @@ static bool only_uninferred_sizes(const Diag *d) {
   return !d->limit_hit;
 }
 
+static bool is_join_acc(Prim prim) { return prim == PRIM_JOIN_ACC; }
+
 /* Must imp be printed with its joinAcc's ascribed to check again?  When
  * nothing in it reads the input through a loop's index (a map of a
  * constant function: its `split 64 xs` was dropped), nothing gives the
@@ -436,8 +438,6 @@ static bool only_uninferred_sizes(const Diag *d) {
  * split (dpia/check.h, def_print_ascribing_joins).  Only the defs whose
  * plain printout fails so are ascribed: every other printout stays as it
  * was. */
-static bool is_join_acc(Prim prim) { return prim == PRIM_JOIN_ACC; }
-
 static bool needs_joins_ascribed(Ctx *c, const DefInfo *imp, Diag *plain) {
   /* a def without joinAcc (or a template, printed as written) is printed
    * plainly without checking it first */
