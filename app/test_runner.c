@@ -634,13 +634,14 @@ static void catch_crashes(void) {
 }
 
 /* DPIA_DEBUG_TEST_CRASH=NAME: the test of a file whose path ends in NAME
- * faults on purpose, to test the report above (tests/dpiatest) */
+ * ends by abort() on purpose, to test the report above (tests/dpiatest):
+ * a signal no sanitizer takes first, unlike a fault made on purpose
+ * (UBSan reports a store through NULL before it faults) */
 static void crash_if_asked(const char *path) {
   const char *name = getenv("DPIA_DEBUG_TEST_CRASH");
   size_t n = name ? strlen(name) : 0, len = strlen(path);
   if (n == 0 || n > len || strcmp(path + len - n, name) != 0) return;
-  volatile int *nowhere = NULL;
-  *nowhere = 1;
+  abort();
 }
 
 /* Test one file, print its failures; true if it passed. */

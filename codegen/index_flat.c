@@ -36,7 +36,8 @@ typedef struct FlatTerms {
 static size_t digits(int64_t v) {
   if (v < 10) return 1;
   size_t n = 2;
-  for (int64_t power = 100; n < 19 && v >= power; power *= 10) n++;
+  /* unsigned: the last power asked, 10^19, is past INT64_MAX */
+  for (uint64_t power = 100; n < 19 && (uint64_t)v >= power; power *= 10) n++;
   return n;
 }
 
